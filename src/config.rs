@@ -1,0 +1,117 @@
+//! `kbidx.toml`: where the knowledge, the index and the extraction program are.
+//!
+//! [`Config::load`] reads the file if it exists (a missing file gives the
+//! defaults); command-line flags override its values afterwards. Relative
+//! paths in the file are taken relative to the directory holding it.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+
+/// The default configuration file name, looked up in the current directory.
+pub const CONFIG_FILE: &str = "kbidx.toml";
+
+/// Settings shared by `build`, `search`, `read` and `eval`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The knowledge directory (default `knowledge`).
+    pub knowledge: PathBuf,
+    /// The index file (default `index/index.toon`).
+    pub index: PathBuf,
+    /// A jq program replacing the built-in `src/extract.jq`.
+    pub filter: Option<PathBuf>,
+    /// Globs (relative to the knowledge directory) a file must match (default `**/*.json`).
+    pub include: Vec<String>,
+    /// Globs (relative to the knowledge directory) that exclude a file.
+    pub exclude: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            knowledge: PathBuf::from("knowledge"),
+            index: PathBuf::from("index/index.toon"),
+            filter: None,
+            include: vec!["**/*.json".to_owned()],
+            exclude: Vec::new(),
+        }
+    }
+}
+
+/// The file's shape; every key is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    knowledge: Option<PathBuf>,
+    index: Option<PathBuf>,
+    filter: Option<PathBuf>,
+    include: Option<Vec<String>>,
+    exclude: Option<Vec<String>>,
+}
+
+impl Config {
+    /// Loads `path` if given, else `kbidx.toml` in the current directory if it
+    /// exists, else returns the defaults. An explicitly named file must exist.
+    pub fn load(path: Option<&Path>) -> Result<Self> {
+        let (path, required) = match path {
+            Some(p) => (p.to_path_buf(), true),
+            None => (PathBuf::from(CONFIG_FILE), false),
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::default());
+            }
+            Err(e) => return Err(Error::io(&path, "cannot read config", e)),
+        };
+        Self::parse(&path, &text)
+    }
+
+    /// Parses the contents of a config file found at `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Self> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let offset = e.span().map_or(0, |s| s.start);
+            Error::syntax_at(path, text, offset, e.message().to_owned())
+        })?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let rel = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
+        let default = Self::default();
+        Ok(Self {
+            knowledge: raw.knowledge.map_or(default.knowledge, rel),
+            index: raw.index.map_or(default.index, rel),
+            filter: raw.filter.map(rel),
+            include: raw.include.unwrap_or(default.include),
+            exclude: raw.exclude.unwrap_or(default.exclude),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_keys_relative_to_the_file() {
+        let config = Config::parse(
+            Path::new("proj/kbidx.toml"),
+            "knowledge = \"kb\"\nindex = \"out/i.toon\"\nexclude = [\"drafts/**\"]\n",
+        )
+        .map_err(|e| e.to_string());
+        let config = config.as_ref().map(|c| (c.knowledge.clone(), c.index.clone(), c.exclude.clone()));
+        assert_eq!(
+            config,
+            Ok((PathBuf::from("proj/kb"), PathBuf::from("proj/out/i.toon"), vec!["drafts/**".to_owned()]))
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_a_position() {
+        let err = Config::parse(Path::new("kbidx.toml"), "knowledge = \"kb\"\nindx = \"x\"\n")
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let message = err.err().unwrap_or_default();
+        assert!(message.starts_with("kbidx.toml:2:1: unknown field `indx`"), "{message}");
+    }
+}

@@ -1,0 +1,213 @@
+//! Running the extraction jq program over knowledge files, in-process.
+//!
+//! [`Extractor::new`] parses and compiles a jq program once with jaq-core
+//! (plus jaq-std and jaq-json definitions), with `$path` as a global
+//! variable; [`Extractor::run`] applies it to one parsed knowledge file and
+//! turns each output into a [`Record`]: a section [`Entry`] or a warning.
+//! The built-in program is [`DEFAULT_PROGRAM`] (`src/extract.jq`).
+
+use std::path::{Path, PathBuf};
+
+use jaq_core::load::{Arena, File, Loader};
+use jaq_core::{Compiler, Ctx, Vars, data};
+use jaq_json::Val;
+
+use crate::error::{Error, Result};
+use crate::model::Entry;
+
+/// The default extraction program, `src/extract.jq`.
+pub const DEFAULT_PROGRAM: &str = include_str!("extract.jq");
+
+/// The name the default program is reported under in error messages.
+pub const DEFAULT_PROGRAM_PATH: &str = "src/extract.jq";
+
+type Data = data::JustLut<Val>;
+
+/// A compiled extraction program.
+pub struct Extractor {
+    filter: jaq_core::Filter<Data>,
+    program: PathBuf,
+}
+
+/// One output of the program for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// A section row.
+    Entry(Entry),
+    /// A `{warning: "..."}` object: reported, or an error with `--strict`.
+    Warning(String),
+}
+
+impl Extractor {
+    /// Compiles the built-in program.
+    pub fn builtin() -> Result<Self> {
+        Self::new(DEFAULT_PROGRAM, Path::new(DEFAULT_PROGRAM_PATH))
+    }
+
+    /// Compiles `code`, read from `program` (used in error messages).
+    pub fn new(code: &str, program: &Path) -> Result<Self> {
+        let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs());
+        let funs = jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs());
+        let arena = Arena::default();
+        let loader = Loader::new(defs);
+        let modules = loader.load(&arena, File { code, path: () }).map_err(|errs| {
+            let (offset, message) = load_error(code, errs);
+            Error::syntax_at(program, code, offset, message)
+        })?;
+        let filter = Compiler::default()
+            .with_funs(funs)
+            .with_global_vars(["$path"])
+            .compile(modules)
+            .map_err(|errs| {
+                let (offset, message) = errs
+                    .into_iter()
+                    .flat_map(|(_, errs)| errs)
+                    .next()
+                    .map(|(name, undefined)| {
+                        (jaq_core::load::span(code, name).start, format!("undefined {} `{name}`", undefined.as_str()))
+                    })
+                    .unwrap_or((0, "cannot compile program".to_owned()));
+                Error::syntax_at(program, code, offset, message)
+            })?;
+        Ok(Self { filter, program: program.to_path_buf() })
+    }
+
+    /// The path the program was read from.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// Runs the program over `doc`, the contents of the knowledge file
+    /// `relative` (found on disk at `path`, named in errors).
+    pub fn run(&self, relative: &str, path: &Path, doc: Val) -> Result<Vec<Record>> {
+        let vars = Vars::new([Val::from(relative.to_owned())]);
+        let ctx = Ctx::<Data>::new(&self.filter.lut, vars);
+        let mut records = Vec::new();
+        for (i, out) in self.filter.id.run((ctx, doc)).map(jaq_core::unwrap_valr).enumerate() {
+            let value = out.map_err(|e| {
+                let message = match e.into_val() {
+                    Val::TStr(s) => String::from_utf8_lossy(&s).into_owned(),
+                    other => other.to_string(),
+                };
+                Error::data(path, format!("jq error in {}: {message}", crate::error::display(&self.program)))
+            })?;
+            records.push(record(value).map_err(|message| {
+                Error::data(path, format!("output {} of {}: {message}", i + 1, crate::error::display(&self.program)))
+            })?);
+        }
+        Ok(records)
+    }
+}
+
+/// Turns one program output into a record, checking its shape.
+fn record(value: Val) -> std::result::Result<Record, String> {
+    let Val::Obj(map) = &value else {
+        return Err(format!("expected an object with `reference` and `hints`, found {value}"));
+    };
+    let field = |name: &str| -> std::result::Result<Option<String>, String> {
+        match map.get(&Val::from(name.to_owned())) {
+            None | Some(Val::Null) => Ok(None),
+            Some(Val::TStr(s)) => Ok(Some(String::from_utf8_lossy(s).into_owned())),
+            Some(other) => Err(format!("`{name}` must be a string, found {other}")),
+        }
+    };
+    if let Some(warning) = field("warning")? {
+        return Ok(Record::Warning(warning));
+    }
+    let reference = field("reference")?.ok_or("missing `reference`")?;
+    if !reference.contains('#') {
+        return Err(format!("`reference` must be <path>#<section id>, found {reference:?}"));
+    }
+    let hints = field("hints")?.ok_or("missing `hints`")?;
+    let title = field("title")?.unwrap_or_default();
+    Ok(Record::Entry(Entry { reference, title, hints }))
+}
+
+/// The byte offset and message of the first loader (lex or parse) error.
+fn load_error<P>(code: &str, errs: jaq_core::load::Errors<&str, P>) -> (usize, String) {
+    use jaq_core::load::Error as E;
+    for (_, err) in errs {
+        match err {
+            E::Lex(errs) => {
+                if let Some((expect, at)) = errs.into_iter().next() {
+                    return (jaq_core::load::span(code, at).start, format!("expected {}", expect.as_str()));
+                }
+            }
+            E::Parse(errs) => {
+                if let Some((expect, at)) = errs.into_iter().next() {
+                    let found = if at.is_empty() { "end of program".to_owned() } else { format!("`{at}`") };
+                    return (
+                        jaq_core::load::span(code, at).start,
+                        format!("expected {}, found {found}", expect.as_str()),
+                    );
+                }
+            }
+            E::Io(errs) => {
+                if let Some((name, message)) = errs.into_iter().next() {
+                    return (jaq_core::load::span(code, name).start, format!("cannot load module {name}: {message}"));
+                }
+            }
+        }
+    }
+    (0, "cannot parse program".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(program: &str, doc: &str) -> std::result::Result<Vec<Record>, String> {
+        let ex = Extractor::new(program, Path::new("p.jq")).map_err(|e| e.to_string())?;
+        let doc = crate::knowledge::parse_json(Path::new("k/a.json"), doc.as_bytes()).map_err(|e| e.to_string())?;
+        ex.run("a.json", Path::new("k/a.json"), doc).map_err(|e| e.to_string())
+    }
+
+    fn entry(reference: &str, title: &str, hints: &str) -> Record {
+        Record::Entry(Entry { reference: reference.into(), title: title.into(), hints: hints.into() })
+    }
+
+    #[test]
+    fn default_program_small_schema() {
+        let doc = r#"{"id":"x","title":"T","index":[{"id":"a","hints":["h1","h 2"]},{"id":"b","hints":[]}],
+                     "sections":{"a":{},"b":"text","c":"orphan"}}"#;
+        assert_eq!(
+            run(DEFAULT_PROGRAM, doc),
+            Ok(vec![
+                entry("a.json#a", "T", "h1 h 2"),
+                entry("a.json#b", "T", ""),
+                Record::Warning("section \"c\" has no index entry".into()),
+            ])
+        );
+    }
+
+    #[test]
+    fn default_program_fulltext_schema() {
+        let doc = r#"{"title":"File","sections":[{"id":"s1","title":"One","content":"..."}]}"#;
+        assert_eq!(run(DEFAULT_PROGRAM, doc), Ok(vec![entry("a.json#s1", "One", "File")]));
+    }
+
+    #[test]
+    fn default_program_rejects_wrong_types() {
+        let hints = r#"{"index":[{"id":"a","hints":"x"}],"sections":{"a":""}}"#;
+        assert_eq!(
+            run(DEFAULT_PROGRAM, hints),
+            Err("k/a.json: jq error in src/extract.jq: index[0].hints must be an array of strings, found a string"
+                .replace("src/extract.jq", "p.jq"))
+        );
+        let id = r#"{"index":[{"id":3,"hints":[]}],"sections":{}}"#;
+        assert_eq!(
+            run(DEFAULT_PROGRAM, id),
+            Err("k/a.json: jq error in p.jq: index[0].id must be a string, found a number".into())
+        );
+    }
+
+    #[test]
+    fn program_errors_point_into_the_program() {
+        assert_eq!(run(".index[] | {", "{}"), Err("p.jq:1:13: expected closing brace".into()));
+        assert_eq!(run("\n  foo(1)", "{}"), Err("p.jq:2:3: undefined filter `foo`".into()));
+        assert_eq!(
+            run("{reference: \"a\"}", "{}"),
+            Err("k/a.json: output 1 of p.jq: `reference` must be <path>#<section id>, found \"a\"".into())
+        );
+    }
+}

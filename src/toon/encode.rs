@@ -1,0 +1,133 @@
+//! TOON writer for the index: header, rows, and the §7.2 quoting rules.
+
+use std::fmt::Write as _;
+
+use crate::model::Index;
+
+/// Encodes `index` as `sections[N]{reference,title,hints}:` plus one row per
+/// entry, each line ending in `\n` (so the file ends with one newline).
+pub fn encode(index: &Index) -> String {
+    let mut out = String::with_capacity(64 + index.entries.len() * 96);
+    let _ = writeln!(out, "{}[{}]{{{}}}:", super::KEY, index.len(), super::FIELDS.join(","));
+    for e in &index.entries {
+        out.push_str("  ");
+        push_cell(&mut out, &e.reference, ',');
+        out.push(',');
+        push_cell(&mut out, &e.title, ',');
+        out.push(',');
+        push_cell(&mut out, &e.hints, ',');
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether a string cell must be quoted (TOON v4 §7.2) with `delimiter` active.
+pub fn needs_quotes(s: &str, delimiter: char) -> bool {
+    s.is_empty()
+        || s.starts_with([' ', '\t'])
+        || s.ends_with([' ', '\t'])
+        || matches!(s, "true" | "false" | "null")
+        || is_numeric_like(s)
+        || s.starts_with(['-', '#'])
+        || s.chars().any(|c| matches!(c, ':' | '"' | '\\' | '[' | ']' | '{' | '}') || c < ' ' || c == delimiter)
+}
+
+/// `s` as a cell: quoted and escaped (§7.1) when [`needs_quotes`], else as is.
+pub fn quote(s: &str, delimiter: char) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_cell(&mut out, s, delimiter);
+    out
+}
+
+fn push_cell(out: &mut String, s: &str, delimiter: char) {
+    if !needs_quotes(s, delimiter) {
+        out.push_str(s);
+        return;
+    }
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c < ' ' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `/^[+-]?[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?$/i`
+fn is_numeric_like(s: &str) -> bool {
+    fn digits(b: &[u8], i: &mut usize) -> bool {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    }
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    if !digits(b, &mut i) {
+        return false;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        if !digits(b, &mut i) {
+            return false;
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        if !digits(b, &mut i) {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_table() {
+        for (s, want) in [
+            ("plain", false),
+            ("ページング per page", false),
+            ("", true),
+            (" x", true),
+            ("x\t", true),
+            ("true", true),
+            ("True", false),
+            ("42", true),
+            ("1.5e+3", true),
+            ("1.", false),
+            ("v1.2", false),
+            ("a,b", true),
+            ("a|b", false),
+            ("a:b", true),
+            ("-x", true),
+            ("x-y", false),
+            ("#x", true),
+            ("x#y", false),
+            ("[", true),
+            ("}", true),
+            ("\u{7}", true),
+            ("\u{7f}", false),
+        ] {
+            assert_eq!(needs_quotes(s, ','), want, "{s:?}");
+        }
+        assert_eq!(quote("a\"b\\c\u{1}", ','), r#""a\"b\\c\u0001""#);
+    }
+}
