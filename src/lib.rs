@@ -1,9 +1,12 @@
 //! kbidx: a section index and keyword search for JSON knowledge bases.
+pub mod cli;
 pub mod config;
 pub mod error;
 pub mod extract;
 pub mod knowledge;
+pub mod matcher;
 pub mod model;
+pub mod pipeline;
 pub mod toon;
 
 pub use error::{Error, Result};

@@ -404,10 +404,13 @@ fn japanese_units(segment: &str, units: &mut Vec<Unit>) -> Result<(), String> {
         return Ok(());
     }
     // The first morpheme is glued to the previous unit unless white space separates them.
-    let mut prev_end = if segment.starts_with(char::is_whitespace) { usize::MAX } else { 0 };
-    let first = units.len();
+    let mut prev_end = if units.is_empty() || segment.starts_with(char::is_whitespace) {
+        usize::MAX
+    } else {
+        0
+    };
     for token in tokenize(&normalised)? {
-        let glued = token.start == prev_end && (units.len() > first || first > 0);
+        let glued = token.start == prev_end;
         prev_end = token.end;
         let (class, text) = classify(&token);
         let stop = is_ja_stop(&text);
@@ -457,10 +460,10 @@ fn is_ja_stop(word: &str) -> bool {
 
 /// Emits the keywords of one run of compound-joining units.
 fn flush_run(run: &[&Unit], out: &mut Keywords) {
-    // Trim stop words and affixes that cannot stand at the edges.
+    // Trim stop words off both ends (データ取得方法 → データ取得).
     let mut lo = 0;
     let mut hi = run.len();
-    while lo < hi && (run[lo].stop || (run[lo].class == Class::Affix && lo + 1 == hi)) {
+    while lo < hi && run[lo].stop {
         lo += 1;
     }
     while hi > lo && run[hi - 1].stop {
@@ -474,13 +477,9 @@ fn flush_run(run: &[&Unit], out: &mut Keywords) {
     for unit in run {
         match unit.class {
             Class::Noun if !unit.stop => out.push(&unit.text),
-            Class::Latin => {
-                if !unit.stop {
-                    out.push(&unit.text);
-                }
+            Class::Latin if !unit.stop => {
+                out.push(&unit.text);
                 if unit.pieces.len() > 1 {
-                    // The whole word even if it is a stop word in one piece (UseCase).
-                    out.push(&unit.text);
                     for piece in &unit.pieces {
                         out.push(piece);
                     }

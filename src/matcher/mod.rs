@@ -1,0 +1,3 @@
+//! Matching of index rows against queries: normalisation and tokenisation.
+pub mod normalize;
+pub mod tokenize;

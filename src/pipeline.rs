@@ -1,0 +1,166 @@
+//! The build step: knowledge files → extraction → index → TOON text → disk.
+//!
+//! [`build`] produces the index text in memory (it never writes); [`write`]
+//! replaces the index file atomically (temp file in the same directory, then
+//! rename), and [`check`] compares the text with the file on disk and returns
+//! a short unified diff when they differ.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result, display};
+use crate::extract::{Extractor, Record};
+use crate::knowledge;
+use crate::model::Index;
+use crate::toon;
+
+/// Everything `kbidx build` needs to know, already resolved from flags and `kbidx.toml`.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// The knowledge directory.
+    pub knowledge: PathBuf,
+    /// A replacement extraction program (`None`: the built-in `src/extract.jq`).
+    pub filter: Option<PathBuf>,
+    /// Include globs, relative to the knowledge directory.
+    pub include: Vec<String>,
+    /// Exclude globs, relative to the knowledge directory.
+    pub exclude: Vec<String>,
+    /// Turn warnings into errors.
+    pub strict: bool,
+}
+
+/// The result of a successful build.
+#[derive(Debug)]
+pub struct Built {
+    /// The index.
+    pub index: Index,
+    /// Its TOON encoding, exactly what goes on disk.
+    pub text: String,
+    /// How many knowledge files were read.
+    pub files: usize,
+    /// Warnings, each prefixed with the file it is about.
+    pub warnings: Vec<String>,
+}
+
+/// Builds the index from `options.knowledge` without touching the disk.
+pub fn build(options: &BuildOptions) -> Result<Built> {
+    let extractor = match &options.filter {
+        Some(path) => {
+            let code = std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read filter", e))?;
+            Extractor::new(&code, path)?
+        }
+        None => Extractor::builtin()?,
+    };
+    let found = knowledge::discover(&options.knowledge, &options.include, &options.exclude)?;
+    if found.files.is_empty() {
+        return Err(Error::data(
+            &options.knowledge,
+            format!("no knowledge files found (include: {})", options.include.join(", ")),
+        ));
+    }
+    let mut warnings = found.warnings;
+    let mut index = Index::default();
+    let mut origin: HashMap<String, usize> = HashMap::new();
+    for (file_no, file) in found.files.iter().enumerate() {
+        let doc = knowledge::read_json(&file.path)?;
+        for record in extractor.run(&file.relative, &file.path, doc)? {
+            match record {
+                Record::Warning(message) => {
+                    if options.strict {
+                        return Err(Error::data(&file.path, format!("{message} (--strict)")));
+                    }
+                    warnings.push(format!("{}: {message}", display(&file.path)));
+                }
+                Record::Entry(entry) => {
+                    if let Some(&first) = origin.get(&entry.reference) {
+                        let first = &found.files[first].path;
+                        return Err(Error::data(
+                            &file.path,
+                            format!("duplicate reference {:?} (also produced by {})", entry.reference, display(first)),
+                        ));
+                    }
+                    origin.insert(entry.reference.clone(), file_no);
+                    index.entries.push(entry);
+                }
+            }
+        }
+    }
+    let text = toon::encode(&index);
+    Ok(Built { index, text, files: found.files.len(), warnings })
+}
+
+/// Writes `text` to `path` atomically: a temp file in the same directory, then rename.
+pub fn write(path: &Path, text: &str) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        // tempfile's default is 0600; an index is meant to be read by everyone.
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut tmp = builder
+        .prefix(".kbidx-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, "cannot write", e))?;
+    tmp.write_all(text.as_bytes()).map_err(|e| Error::io(tmp.path(), "cannot write", e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(tmp.path(), "cannot write", e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, "cannot replace", e.error))?;
+    Ok(())
+}
+
+/// Whether the index on disk matches a fresh build.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Freshness {
+    /// The file equals the rebuilt text.
+    UpToDate,
+    /// The file differs (or is missing); a short unified diff, old → new.
+    Stale(String),
+}
+
+/// Compares `text` (a fresh build) with the file at `path`.
+pub fn check(path: &Path, text: &str) -> Result<Freshness> {
+    let old = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io(path, "cannot read", e)),
+    };
+    if old == text {
+        return Ok(Freshness::UpToDate);
+    }
+    Ok(Freshness::Stale(short_diff(&display(path), &old, text, 40)))
+}
+
+/// A unified diff of at most `max_lines` lines.
+fn short_diff(name: &str, old: &str, new: &str, max_lines: usize) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let full = diff.unified_diff().context_radius(1).header(&format!("{name} (on disk)"), &format!("{name} (rebuilt)")).to_string();
+    let total = full.lines().count();
+    if total <= max_lines {
+        return full;
+    }
+    let mut out: String = full.lines().take(max_lines).flat_map(|l| [l, "\n"]).collect();
+    out.push_str(&format!("… {} more diff lines\n", total - max_lines));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_is_short() {
+        let old: String = (0..100).map(|i| format!("{i}\n")).collect();
+        let new: String = (0..100).map(|i| format!("{}\n", i * 2)).collect();
+        let diff = short_diff("i.toon", &old, &new, 10);
+        assert_eq!(diff.lines().count(), 11);
+        assert!(diff.starts_with("--- i.toon (on disk)\n+++ i.toon (rebuilt)\n"), "{diff}");
+    }
+}
