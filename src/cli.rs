@@ -4,12 +4,18 @@
 //! the library's option types before doing any work, and returns the exit
 //! code (0 success/results, 1 stale index or no results, 2 is an `Err`).
 
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::Config;
+use crate::content::Library;
+use crate::matcher::query::LevelledKeywords;
+use crate::matcher::{Matcher, Query, Scoring};
+use crate::model::Index;
+use crate::output::{Format, Report};
+use crate::toon;
 use crate::error::{Error, Result, display};
 use crate::pipeline::{self, BuildOptions, Freshness};
 
@@ -32,6 +38,77 @@ pub struct Cli {
 pub enum Command {
     /// Build index/index.toon from the knowledge directory (or check it is up to date).
     Build(BuildArgs),
+    /// Rank index sections for levelled keywords or a plain question.
+    Search(SearchArgs),
+    /// Print one section's content: `kbidx read path/to/file.json#section`.
+    Read(ReadArgs),
+}
+
+/// `kbidx search` flags.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// A plain question (Japanese or English); keywords are extracted from it.
+    #[arg(value_name = "QUERY")]
+    pub query: Option<String>,
+    /// Domain keywords (comma-separated, repeatable); 0 points under `--scoring seed`.
+    #[arg(long, value_name = "KW,..", value_delimiter = ',')]
+    pub l1: Vec<String>,
+    /// Component keywords (comma-separated, repeatable).
+    #[arg(long, value_name = "KW,..", value_delimiter = ',')]
+    pub l2: Vec<String>,
+    /// Function keywords (comma-separated, repeatable).
+    #[arg(long, value_name = "KW,..", value_delimiter = ',')]
+    pub l3: Vec<String>,
+    /// Levelled keywords as JSON {"l1": [..], "l2": [..], "l3": [..]} from FILE, or `-` for stdin.
+    #[arg(long, value_name = "FILE")]
+    pub keywords: Option<PathBuf>,
+    /// Index file (default from kbidx.toml, else `index/index.toon`).
+    #[arg(long, value_name = "FILE")]
+    pub index: Option<PathBuf>,
+    /// Knowledge directory, for `--with-content` (default from kbidx.toml, else `knowledge`).
+    #[arg(long, value_name = "DIR")]
+    pub knowledge: Option<PathBuf>,
+    /// Scoring method.
+    #[arg(long, value_enum, default_value_t = ScoringArg::Default)]
+    pub scoring: ScoringArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// How many results at most.
+    #[arg(long, default_value_t = 30, value_name = "N")]
+    pub top: usize,
+    /// Drop results scoring below this (default: seed 2, default scoring > 0).
+    #[arg(long, value_name = "SCORE")]
+    pub min_score: Option<f64>,
+    /// Show, per result, each matched keyword with its level, field and points.
+    #[arg(long)]
+    pub explain: bool,
+    /// Attach each result's section text from the knowledge files.
+    #[arg(long)]
+    pub with_content: bool,
+    /// Budget of characters of attached content over all results (implies --with-content).
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
+}
+
+/// Scoring method names on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScoringArg {
+    /// kbidx's scoring: NFKC, word boundaries, IDF, field weights, compound parts.
+    Default,
+    /// The design's seed rule: +2 per distinct L2/L3 keyword found in reference + hints.
+    Seed,
+}
+
+/// `kbidx read` arguments.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// `path/to/file.json#section-id`, as in the index.
+    #[arg(value_name = "REFERENCE")]
+    pub reference: String,
+    /// Knowledge directory (default from kbidx.toml, else `knowledge`).
+    #[arg(long, value_name = "DIR")]
+    pub knowledge: Option<PathBuf>,
 }
 
 /// `kbidx build` flags.
@@ -62,7 +139,120 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::Build(args) => run_build(&config, args, out, err),
+        Command::Search(args) => {
+            let options = SearchOptions::resolve(&config, args)?;
+            run_search(&options, out)
+        }
+        Command::Read(args) => {
+            let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
+            let text = library.section(&args.reference)?;
+            writeln!(out, "{text}").map_err(stdio)?;
+            Ok(0)
+        }
     }
+}
+
+/// `kbidx search`, resolved: everything typed, nothing left to parse.
+#[derive(Debug)]
+pub struct SearchOptions {
+    /// The query.
+    pub query: Query,
+    /// The index file.
+    pub index: PathBuf,
+    /// The knowledge directory (content lookup).
+    pub knowledge: PathBuf,
+    /// Scoring method.
+    pub scoring: Scoring,
+    /// Output format.
+    pub format: Format,
+    /// Result count limit.
+    pub top: usize,
+    /// Minimum score.
+    pub min_score: Option<f64>,
+    /// Per-keyword explanations in text output.
+    pub explain: bool,
+    /// Attach content.
+    pub with_content: bool,
+    /// Content budget in characters.
+    pub max_chars: Option<usize>,
+}
+
+impl SearchOptions {
+    /// Resolves flags, `kbidx.toml` and the keywords file into typed options.
+    pub fn resolve(config: &Config, args: SearchArgs) -> Result<Self> {
+        let mut levels = LevelledKeywords { l1: args.l1, l2: args.l2, l3: args.l3 };
+        if let Some(path) = &args.keywords {
+            let (name, text) = if path.as_os_str() == "-" {
+                let mut text = String::new();
+                std::io::stdin().read_to_string(&mut text).map_err(|e| Error::io("<stdin>", "cannot read", e))?;
+                ("<stdin>".to_owned(), text)
+            } else {
+                let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read keywords", e))?;
+                (display(path), text)
+            };
+            let file = Query::parse_levels(&name, &text)?;
+            levels.l1.extend(file.l1);
+            levels.l2.extend(file.l2);
+            levels.l3.extend(file.l3);
+        }
+        let mut query = Query::from_levels(&levels);
+        if let Some(question) = args.query.as_deref().filter(|q| !q.trim().is_empty()) {
+            query.add_question(question)?;
+        }
+        if query.is_empty() {
+            return Err(Error::Usage(
+                "nothing to search for: give a QUERY, --l1/--l2/--l3 keywords, or --keywords FILE".into(),
+            ));
+        }
+        if args.top == 0 {
+            return Err(Error::Usage("--top must be at least 1".into()));
+        }
+        Ok(Self {
+            query,
+            index: args.index.unwrap_or_else(|| config.index.clone()),
+            knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
+            scoring: match args.scoring {
+                ScoringArg::Default => Scoring::Default,
+                ScoringArg::Seed => Scoring::Seed,
+            },
+            format: args.format,
+            top: args.top,
+            min_score: args.min_score,
+            explain: args.explain,
+            with_content: args.with_content || args.max_chars.is_some(),
+            max_chars: args.max_chars,
+        })
+    }
+}
+
+/// Loads the index file at `path`.
+pub fn load_index(path: &std::path::Path) -> Result<Index> {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let text = String::from_utf8_lossy(&bytes[..valid]).into_owned();
+            Error::syntax_at(path, &text, valid, "invalid UTF-8")
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::io(path, "cannot read index (run `kbidx build` first?)", e));
+        }
+        Err(e) => return Err(Error::io(path, "cannot read index", e)),
+    };
+    toon::decode(path, &text)
+}
+
+fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
+    let index = load_index(&options.index)?;
+    let matcher = Matcher::new(&index);
+    let outcome = matcher.search(&options.query, options.scoring, options.top, options.min_score);
+    let mut report = Report::new(&index, &options.query, options.scoring, &outcome);
+    if options.with_content {
+        let mut library = Library::new(&options.knowledge);
+        report.attach_content(|r| library.section(r), options.max_chars)?;
+    }
+    report.render(options.format, options.explain, out)?;
+    Ok(if report.results.is_empty() { 1 } else { 0 })
 }
 
 fn run_build(config: &Config, args: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {

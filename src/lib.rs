@@ -1,11 +1,13 @@
 //! kbidx: a section index and keyword search for JSON knowledge bases.
 pub mod cli;
 pub mod config;
+pub mod content;
 pub mod error;
 pub mod extract;
 pub mod knowledge;
 pub mod matcher;
 pub mod model;
+pub mod output;
 pub mod pipeline;
 pub mod toon;
 

@@ -1,3 +1,51 @@
-//! Matching of index rows against queries: normalisation and tokenisation.
+//! Scoring index rows against a query in one pass.
+//!
+//! A [`Query`] is a list of levelled keywords (L1 domain, L2 component, L3
+//! function), given by the caller or extracted from a plain question.
+//! [`Matcher::new`] normalises every row once; [`Matcher::search`] builds one
+//! Aho-Corasick automaton over all the query's keywords (and their compound
+//! parts), scans each row once, and ranks rows with the chosen [`Scoring`].
+//! Ties break on index order (file path, then section order in the file).
+
 pub mod normalize;
+pub mod query;
+mod score;
 pub mod tokenize;
+
+pub use query::{Keyword, Level, Query};
+pub use score::{Field, Hit, Match, Outcome, Scoring};
+
+use crate::model::Index;
+use normalize::normalize;
+
+/// An index prepared for searching: each row's fields, normalised.
+#[derive(Debug)]
+pub struct Matcher<'a> {
+    index: &'a Index,
+    rows: Vec<[String; 3]>,
+}
+
+impl<'a> Matcher<'a> {
+    /// Prepares `index`: normalises title, hints and reference of every row.
+    pub fn new(index: &'a Index) -> Self {
+        let rows = index
+            .entries
+            .iter()
+            .map(|e| [normalize(&e.title), normalize(&e.hints), normalize(&e.reference)])
+            .collect();
+        Self { index, rows }
+    }
+
+    /// The index being searched.
+    pub fn index(&self) -> &'a Index {
+        self.index
+    }
+
+    /// Scores every row against `query`; returns the best `top` hits scoring at least `min_score`.
+    pub fn search(&self, query: &Query, scoring: Scoring, top: usize, min_score: Option<f64>) -> Outcome {
+        match scoring {
+            Scoring::Default => score::default_scoring(&self.rows, query, top, min_score),
+            Scoring::Seed => score::seed_scoring(self.index, query, top, min_score),
+        }
+    }
+}

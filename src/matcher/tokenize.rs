@@ -67,6 +67,7 @@ pub struct Token {
 ///
 /// Verbs/adjectives that carry no topic (する, できる, 使う, …), formal nouns
 /// (こと, もの, ため, よう, 方法, 場合, やり方, …) and question words.
+#[rustfmt::skip]
 const JA_STOP_WORDS: &[&str] = &[
     "する", "できる", "出来る", "ある", "いる", "なる", "やる", "行う", "おこなう", "使う",
     "思う", "いう", "言う", "ない", "いい", "よい", "良い", "教える", "知る", "わかる", "分かる",
@@ -76,6 +77,7 @@ const JA_STOP_WORDS: &[&str] = &[
 
 /// English words dropped from questions (only as whole words: parts of a
 /// camelCase identifier are always kept).
+#[rustfmt::skip]
 const EN_STOP_WORDS: &[&str] = &[
     "a", "about", "an", "and", "any", "are", "as", "at", "be", "by", "can", "could", "do",
     "does", "for", "from", "get", "have", "how", "i", "if", "in", "into", "is", "it", "me",
@@ -123,7 +125,15 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, String> {
                 _ => Pos::Other,
             }
         };
-        tokens.push(Token { surface, base, pos, subclass, unknown, start, end });
+        tokens.push(Token {
+            surface,
+            base,
+            pos,
+            subclass,
+            unknown,
+            start,
+            end,
+        });
     }
     Ok(tokens)
 }
@@ -239,7 +249,9 @@ fn load_dictionary() -> Result<Dictionary, String> {
         format!("embedded IPADIC dictionary is broken ({what}): {e}; rebuild kbidx")
     };
     let metadata = Metadata::load(METADATA).map_err(|e| broken("metadata", &e))?;
-    metadata.validate_format_version().map_err(|e| broken("format version", &e))?;
+    metadata
+        .validate_format_version()
+        .map_err(|e| broken("format version", &e))?;
     let prefix_dictionary = PrefixDictionary::load(TRIE, VALS_IDX, VALS, WORDS_IDX, WORDS)
         .map_err(|e| broken("prefix dictionary", &e))?;
     let connection_cost_matrix =
@@ -370,7 +382,13 @@ fn latin_unit(word: &str, glued: bool) -> Unit {
         .filter(|p| p.len() > 1)
         .collect();
     let stop = EN_STOP_WORDS.contains(&text.as_str()) || text.len() < 2;
-    Unit { text, class: Class::Latin, glued, pieces, stop }
+    Unit {
+        text,
+        class: Class::Latin,
+        glued,
+        pieces,
+        stop,
+    }
 }
 
 /// Splits an identifier at connectors, lower→Upper, acronym→Word
@@ -418,7 +436,13 @@ fn japanese_units(segment: &str, units: &mut Vec<Unit>) -> Result<(), String> {
             Class::Content if stop => Class::Break,
             other => other,
         };
-        units.push(Unit { text, class, glued, pieces: Vec::new(), stop });
+        units.push(Unit {
+            text,
+            class,
+            glued,
+            pieces: Vec::new(),
+            stop,
+        });
     }
     Ok(())
 }
@@ -444,7 +468,10 @@ fn standalone_noun(surface: &str, subclass: &str) -> bool {
     let single_kana = matches!((chars.next(), chars.next()), (Some(c), None) if is_kana(c));
     !single_kana
         && !is_ja_stop(surface)
-        && !matches!(subclass, "代名詞" | "非自立" | "特殊" | "接続詞的" | "副詞可能" | "接尾")
+        && !matches!(
+            subclass,
+            "代名詞" | "非自立" | "特殊" | "接続詞的" | "副詞可能" | "接尾"
+        )
         && surface.chars().any(char::is_alphanumeric)
 }
 
@@ -520,17 +547,82 @@ mod tests {
     }
 
     #[test]
+    fn question_keywords_samples() {
+        let samples = [
+            "ページングを実装したい",
+            "バッチでデータを読み込みたい",
+            "楽観的ロックのやり方",
+            "How do I use UniversalDao paging?",
+            "トランザクション制御",
+            "ＵｎｉｖｅｒｓａｌＤａｏ",
+            "O/Rマッパーの使い方",
+            "Nablarchバッチで排他制御を行う方法は？",
+        ];
+        let got: Vec<String> = samples
+            .iter()
+            .map(|q| {
+                format!(
+                    "{q} => {}",
+                    question_keywords(q).expect("tokenizer works").join(" | ")
+                )
+            })
+            .collect();
+        insta::assert_debug_snapshot!(got, @r#"
+        [
+            "ページングを実装したい => ページング | 実装",
+            "バッチでデータを読み込みたい => バッチ | データ | 読み込む",
+            "楽観的ロックのやり方 => 楽観的ロック | 楽観 | ロック",
+            "How do I use UniversalDao paging? => universaldao | universal | dao | paging",
+            "トランザクション制御 => トランザクション制御 | トランザクション | 制御",
+            "ＵｎｉｖｅｒｓａｌＤａｏ => universaldao | universal | dao",
+            "O/Rマッパーの使い方 => o/rマッパー | o/r | マッパー",
+            "Nablarchバッチで排他制御を行う方法は？ => nablarchバッチ | nablarch | バッチ | 排他制御 | 排他 | 制御",
+        ]
+        "#);
+    }
+
+    #[test]
     fn question_keywords_order_and_dedup() {
-        let got = question_keywords("UniversalDaoでページング。UniversalDaoの検索").expect("tokenizer works");
-        assert_eq!(got, ["universaldao", "universal", "dao", "ページング", "検索"]);
+        let got = question_keywords("UniversalDaoでページング。UniversalDaoの検索")
+            .expect("tokenizer works");
+        assert_eq!(
+            got,
+            ["universaldao", "universal", "dao", "ページング", "検索"]
+        );
+    }
+
+    /// Prints the cost of the lazy dictionary load; run it alone, in release:
+    /// `cargo test --release --lib dictionary_load_time -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "timing report, not a check"]
+    fn dictionary_load_time() {
+        let t0 = std::time::Instant::now();
+        segmenter().expect("dictionary loads");
+        let t1 = std::time::Instant::now();
+        tokenize("サーバサイドで排他制御を行う方法").expect("tokenizer works");
+        let t2 = std::time::Instant::now();
+        question_keywords("UniversalDaoで楽観的ロックを実装したい").expect("tokenizer works");
+        let t3 = std::time::Instant::now();
+        eprintln!(
+            "load {:?}, first tokenize {:?}, then question_keywords {:?}",
+            t1 - t0,
+            t2 - t1,
+            t3 - t2
+        );
     }
 
     #[test]
     fn split_identifier_boundaries() {
-        assert_eq!(split_identifier("findAllBySqlFile"), ["find", "All", "By", "Sql", "File"]);
+        assert_eq!(
+            split_identifier("findAllBySqlFile"),
+            ["find", "All", "By", "Sql", "File"]
+        );
         assert_eq!(split_identifier("HTTPClient"), ["HTTP", "Client"]);
         assert_eq!(split_identifier("Base64Encoder"), ["Base64", "Encoder"]);
-        assert_eq!(split_identifier("snake_case.name"), ["snake", "case", "name"]);
+        assert_eq!(
+            split_identifier("snake_case.name"),
+            ["snake", "case", "name"]
+        );
     }
 
     #[test]
@@ -546,9 +638,23 @@ mod tests {
         let tokens = tokenize("バッチでデータを読み込みたい").expect("tokenizer works");
         let summary: Vec<String> = tokens
             .iter()
-            .map(|t| format!("{}/{}/{:?}/{}..{}", t.surface, t.base, t.pos, t.start, t.end))
+            .map(|t| {
+                format!(
+                    "{}/{}/{:?}/{}..{}",
+                    t.surface, t.base, t.pos, t.start, t.end
+                )
+            })
             .collect();
-        insta::assert_debug_snapshot!(summary);
+        insta::assert_debug_snapshot!(summary, @r#"
+        [
+            "バッチ/バッチ/Noun/0..9",
+            "で/で/Particle/9..12",
+            "データ/データ/Noun/12..21",
+            "を/を/Particle/21..24",
+            "読み込み/読み込む/Verb/24..36",
+            "たい/たい/Auxiliary/36..42",
+        ]
+        "#);
         for t in &tokens {
             assert_eq!(&"バッチでデータを読み込みたい"[t.start..t.end], t.surface);
         }
@@ -578,7 +684,11 @@ mod tests {
         )))
         .expect("char_def.json loads");
         for c in (0..0x11000u32).filter_map(char::from_u32) {
-            assert_eq!(rkyv.lookup_categories(c), json.lookup_categories(c), "{c:?}");
+            assert_eq!(
+                rkyv.lookup_categories(c),
+                json.lookup_categories(c),
+                "{c:?}"
+            );
         }
     }
 }

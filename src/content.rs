@@ -1,0 +1,173 @@
+//! Section content: the text the judgement step reads, from the knowledge files.
+//!
+//! The index holds only references and hints; [`Library`] opens the
+//! knowledge file a reference names (once per file) and returns the
+//! section's text. Three section shapes are understood: `sections` as an
+//! object of markdown strings, as an object of structured objects (rendered
+//! as readable markdown), and as an array of `{id, title, content}`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result, display};
+use crate::model::split_reference;
+
+/// Reads sections from a knowledge directory, caching parsed files.
+#[derive(Debug)]
+pub struct Library {
+    root: PathBuf,
+    files: HashMap<String, Value>,
+}
+
+impl Library {
+    /// A library over the knowledge directory `root`.
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into(), files: HashMap::new() }
+    }
+
+    /// The text of the section `reference` (`path#section`).
+    pub fn section(&mut self, reference: &str) -> Result<String> {
+        let (file, section) = split_reference(reference);
+        let path = self.root.join(file);
+        if !self.files.contains_key(file) {
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "cannot read", e))?;
+            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+            let value: Value = serde_json::from_slice(bytes).map_err(|e| Error::Syntax {
+                path: path.clone(),
+                line: e.line().max(1),
+                column: e.column().max(1),
+                message: format!("invalid JSON: {e}"),
+            })?;
+            self.files.insert(file.to_owned(), value);
+        }
+        let doc = &self.files[file];
+        section_text(doc, section).ok_or_else(|| {
+            Error::data(&path, format!("no section {section:?} (reference {reference:?}; is the index stale?)"))
+        })
+    }
+
+    /// The knowledge directory.
+    pub fn root(&self) -> String {
+        display(&self.root)
+    }
+}
+
+/// Finds section `id` in a knowledge document and renders it as text.
+pub fn section_text(doc: &Value, id: &str) -> Option<String> {
+    match doc.get("sections")? {
+        Value::Object(map) => {
+            let value = map.get(id)?;
+            let title = entry_title(doc, id);
+            let body = render(value);
+            Some(match title {
+                Some(t) => format!("## {t}\n\n{body}"),
+                None => body,
+            })
+        }
+        Value::Array(list) => {
+            let s = list.iter().find(|s| s.get("id").and_then(Value::as_str) == Some(id))?;
+            let title = s.get("title").and_then(Value::as_str).unwrap_or_default();
+            let content = s.get("content").map(render).unwrap_or_default();
+            Some(if title.is_empty() { content } else { format!("## {title}\n\n{content}") })
+        }
+        _ => None,
+    }
+}
+
+/// The index entry's title for `id`, if the document has one.
+fn entry_title<'a>(doc: &'a Value, id: &str) -> Option<&'a str> {
+    doc.get("index")?
+        .as_array()?
+        .iter()
+        .find(|e| e.get("id").and_then(Value::as_str) == Some(id))?
+        .get("title")?
+        .as_str()
+}
+
+/// Renders a JSON value as readable markdown-ish text.
+pub fn render(value: &Value) -> String {
+    let mut out = String::new();
+    render_into(&mut out, value, 0);
+    out.trim_end().to_owned()
+}
+
+fn render_into(out: &mut String, value: &Value, depth: usize) {
+    let indent = "  ".repeat(depth);
+    match value {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(items) => {
+            for item in items {
+                out.push_str(&indent);
+                out.push_str("- ");
+                if is_scalar(item) {
+                    out.push_str(&scalar(item));
+                    out.push('\n');
+                } else {
+                    let mut sub = String::new();
+                    render_into(&mut sub, item, depth + 1);
+                    let inner = "  ".repeat(depth + 1);
+                    out.push_str(sub.strip_prefix(&inner).unwrap_or(&sub));
+                }
+            }
+        }
+        Value::Object(map) => {
+            for (key, v) in map {
+                out.push_str(&indent);
+                if is_scalar(v) {
+                    let text = scalar(v);
+                    if text.contains('\n') {
+                        out.push_str(&format!("{key}:\n{text}\n"));
+                    } else {
+                        out.push_str(&format!("{key}: {text}\n"));
+                    }
+                } else {
+                    out.push_str(&format!("{key}:\n"));
+                    render_into(out, v, depth + 1);
+                }
+            }
+        }
+        other => {
+            out.push_str(&indent);
+            out.push_str(&scalar(other));
+            out.push('\n');
+        }
+    }
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_the_three_shapes() {
+        let markdown = serde_json::json!({"index": [{"id": "a", "title": "A"}], "sections": {"a": "text"}});
+        assert_eq!(section_text(&markdown, "a").as_deref(), Some("## A\n\ntext"));
+        let structured = serde_json::json!({"sections": {"p": {"description": "d", "methods": [{"name": "per"}], "n": 3}}});
+        insta::assert_snapshot!(section_text(&structured, "p").unwrap_or_default(), @r"
+        description: d
+        methods:
+          - name: per
+        n: 3
+        ");
+        let list = serde_json::json!({"sections": [{"id": "s1", "title": "T", "content": "body"}]});
+        assert_eq!(section_text(&list, "s1").as_deref(), Some("## T\n\nbody"));
+        assert_eq!(section_text(&list, "s2"), None);
+    }
+}

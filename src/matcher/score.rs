@@ -1,0 +1,305 @@
+//! The two scoring methods: the design's seed rule and kbidx's default.
+//!
+//! Seed: a keyword scores when it occurs, lowercased, in `reference + hints`;
+//! L1 0 points, each distinct L2/L3 keyword 2 points; rows below 2 dropped.
+//! Default: NFKC + case folding on both sides, word boundaries for Latin
+//! keywords, IDF weighting, field weights and partial credit for Japanese
+//! compounds (see [`default_scoring`]). Both rank by score, then index order.
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use super::query::{Level, Query};
+use super::tokenize;
+use crate::model::Index;
+
+/// Which scoring method to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scoring {
+    /// kbidx's scoring (see module docs).
+    #[default]
+    Default,
+    /// The design's seed rule, reproduced exactly.
+    Seed,
+}
+
+impl Scoring {
+    /// `default` or `seed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::Seed => "seed",
+        }
+    }
+}
+
+/// A row field a keyword can match in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Field {
+    /// The section (or file) title.
+    Title,
+    /// The hints.
+    Hints,
+    /// The reference (`path#section`).
+    Path,
+}
+
+impl Field {
+    const ALL: [Self; 3] = [Self::Title, Self::Hints, Self::Path];
+
+    /// `title`, `hints` or `path`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Title => "title",
+            Self::Hints => "hints",
+            Self::Path => "path",
+        }
+    }
+
+    /// Default-scoring weight of a match in this field.
+    fn weight(self) -> f64 {
+        match self {
+            Self::Hints => 1.0,
+            Self::Title => 0.9,
+            Self::Path => 0.7,
+        }
+    }
+}
+
+/// One keyword's contribution to a hit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// The keyword as given.
+    pub keyword: String,
+    /// Its level.
+    pub level: Level,
+    /// The best field it matched in.
+    pub field: Field,
+    /// Points it added.
+    pub points: f64,
+    /// `Some(parts)` when only compound parts matched (partial credit).
+    pub partial: Option<Vec<String>>,
+}
+
+/// A scored row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Position of the row in the index.
+    pub row: usize,
+    /// Score (higher is better).
+    pub score: f64,
+    /// Score divided by the query's ideal score, in 0–1.
+    pub normalized: f64,
+    /// What matched, in query keyword order.
+    pub matched: Vec<Match>,
+}
+
+/// The ranked result of a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The best hits, best first.
+    pub hits: Vec<Hit>,
+    /// How many rows passed the minimum score before the top-N cut.
+    pub total: usize,
+}
+
+/// The seed rule: see module docs.
+pub(super) fn seed_scoring(index: &Index, query: &Query, top: usize, min_score: Option<f64>) -> Outcome {
+    let keywords: Vec<(String, &super::Keyword)> = query.keywords.iter().map(|k| (k.text.to_lowercase(), k)).collect();
+    let min = min_score.unwrap_or(2.0);
+    let mut hits = Vec::new();
+    for (row, entry) in index.entries.iter().enumerate() {
+        let text = format!("{} {}", entry.reference, entry.hints).to_lowercase();
+        let mut score = 0.0;
+        let mut matched = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for (lower, k) in &keywords {
+            if lower.is_empty() || seen.contains(&lower.as_str()) || !text.contains(lower.as_str()) {
+                continue;
+            }
+            seen.push(lower);
+            let points = if k.level == Level::L1 { 0.0 } else { 2.0 };
+            score += points;
+            let field = if entry.hints.to_lowercase().contains(lower.as_str()) { Field::Hints } else { Field::Path };
+            matched.push(Match { keyword: k.text.clone(), level: k.level, field, points, partial: None });
+        }
+        if score >= min && score > 0.0 {
+            hits.push(Hit { row, score, normalized: 0.0, matched });
+        }
+    }
+    let ideal = 2.0 * keywords.iter().filter(|(_, k)| k.level != Level::L1).count() as f64;
+    finish(hits, top, ideal)
+}
+
+/// kbidx's default scoring.
+///
+/// For each keyword `k` with level weight `L` (L1 0.3, L2/L3/question 1.0,
+/// times 0.5 for a compound part from a question) and
+/// `idf(k) = ln(1 + (N − df + 0.5) / (df + 0.5))` over the N rows, a row gains
+/// `L · idf(k) · F`, where `F` is the best matching field's weight (hints 1.0,
+/// title 0.9, path 0.7) plus 0.2 for each further field it matched in. Latin
+/// keywords match only at word boundaries (`per` does not hit `property`).
+/// A Japanese keyword that does not occur as a whole earns partial credit
+/// from its lindera parts: `L · 0.6 · (m/n) · mean idf(matched parts) · F`
+/// for m of n parts (楽観ロック vs 楽観的ロック).
+pub(super) fn default_scoring(
+    rows: &[[String; 3]],
+    query: &Query,
+    top: usize,
+    min_score: Option<f64>,
+) -> Outcome {
+    // Patterns: every keyword, then the parts of Japanese keywords.
+    let mut patterns: Vec<String> = Vec::new();
+    let mut pattern_id: HashMap<String, usize> = HashMap::new();
+    let mut intern = |s: &str, patterns: &mut Vec<String>| -> usize {
+        *pattern_id.entry(s.to_owned()).or_insert_with(|| {
+            patterns.push(s.to_owned());
+            patterns.len() - 1
+        })
+    };
+    let mut plans = Vec::with_capacity(query.keywords.len());
+    for k in &query.keywords {
+        let whole = intern(&k.norm, &mut patterns);
+        let mut parts = Vec::new();
+        if !k.norm.is_ascii() {
+            let split = tokenize::parts(&k.norm).unwrap_or_default();
+            if split.len() >= 2 {
+                for p in split.iter().filter(|p| p.chars().count() >= 2 && **p != k.norm) {
+                    parts.push((p.clone(), intern(p, &mut patterns)));
+                }
+            }
+        }
+        plans.push((k, whole, parts));
+    }
+    let Ok(automaton) = AhoCorasick::builder().match_kind(MatchKind::Standard).build(&patterns) else {
+        return Outcome { hits: Vec::new(), total: 0 };
+    };
+
+    // One scan: for every row, the fields each pattern matched in (bit mask).
+    let n_pat = patterns.len();
+    let mut masks: Vec<Vec<(usize, u8)>> = Vec::with_capacity(rows.len());
+    let mut df = vec![0usize; n_pat];
+    let mut scratch = vec![0u8; n_pat];
+    for row in rows {
+        let mut touched = Vec::new();
+        for (f, text) in row.iter().enumerate() {
+            for m in automaton.find_overlapping_iter(text.as_str()) {
+                let p = m.pattern().as_usize();
+                if !at_word_boundaries(text, m.start(), m.end()) {
+                    continue;
+                }
+                if scratch[p] == 0 {
+                    touched.push(p);
+                }
+                scratch[p] |= 1 << f;
+            }
+        }
+        let mut row_masks = Vec::with_capacity(touched.len());
+        for p in touched {
+            df[p] += 1;
+            row_masks.push((p, scratch[p]));
+            scratch[p] = 0;
+        }
+        masks.push(row_masks);
+    }
+    let n = rows.len() as f64;
+    let idf = |p: usize| {
+        let d = df[p] as f64;
+        (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
+    };
+    let level_weight = |level: Level| if level == Level::L1 { 0.3 } else { 1.0 };
+
+    let mut ideal = 0.0;
+    for (k, whole, _) in &plans {
+        ideal += level_weight(k.level) * k.weight * idf(*whole).max(if df[*whole] == 0 { (1.0 + n).ln() } else { 0.0 });
+    }
+
+    let mut hits = Vec::new();
+    for (row, row_masks) in masks.iter().enumerate() {
+        if row_masks.is_empty() {
+            continue;
+        }
+        let mask_of = |p: usize| row_masks.iter().find(|(q, _)| *q == p).map_or(0, |(_, m)| *m);
+        let mut score = 0.0;
+        let mut matched = Vec::new();
+        for (k, whole, parts) in &plans {
+            let lw = level_weight(k.level) * k.weight;
+            let mask = mask_of(*whole);
+            if mask != 0 {
+                let (field, f) = field_score(mask);
+                let points = lw * idf(*whole) * f;
+                score += points;
+                matched.push(Match { keyword: k.text.clone(), level: k.level, field, points, partial: None });
+            } else if !parts.is_empty() {
+                let hit_parts: Vec<&(String, usize)> = parts.iter().filter(|(_, p)| mask_of(*p) != 0).collect();
+                if hit_parts.is_empty() {
+                    continue;
+                }
+                let union = hit_parts.iter().fold(0u8, |acc, (_, p)| acc | mask_of(*p));
+                let (field, f) = field_score(union);
+                let mean_idf = hit_parts.iter().map(|(_, p)| idf(*p)).sum::<f64>() / hit_parts.len() as f64;
+                let frac = hit_parts.len() as f64 / parts.len() as f64;
+                let points = lw * 0.6 * frac * mean_idf * f;
+                score += points;
+                let names = hit_parts.iter().map(|(s, _)| s.clone()).collect();
+                matched.push(Match { keyword: k.text.clone(), level: k.level, field, points, partial: Some(names) });
+            }
+        }
+        if score > 0.0 && min_score.is_none_or(|m| score >= m) {
+            hits.push(Hit { row, score, normalized: 0.0, matched });
+        }
+    }
+    finish(hits, top, ideal)
+}
+
+/// Best field and the field factor for a match mask.
+fn field_score(mask: u8) -> (Field, f64) {
+    let mut matched: Vec<Field> = Field::ALL.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, f)| *f).collect();
+    matched.sort_by(|a, b| b.weight().total_cmp(&a.weight()));
+    let best = matched.first().copied().unwrap_or(Field::Hints);
+    (best, best.weight() + 0.2 * (matched.len().saturating_sub(1)) as f64)
+}
+
+/// Whether a match at `start..end` of `text` sits on word boundaries, for the
+/// ends that are ASCII alphanumeric (Japanese ends always count as boundaries).
+fn at_word_boundaries(text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let alnum = |b: u8| b.is_ascii_alphanumeric();
+    let left_ok = !alnum(bytes[start]) || start == 0 || !alnum(bytes[start - 1]);
+    let right_ok = !alnum(bytes[end - 1]) || end == bytes.len() || !alnum(bytes[end]);
+    left_ok && right_ok
+}
+
+/// Sorts (score desc, then row asc), fills normalised scores, cuts to `top`.
+fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+    let total = hits.len();
+    hits.truncate(top);
+    for h in &mut hits {
+        h.normalized = if ideal > 0.0 { (h.score / ideal).min(1.0) } else { 0.0 };
+    }
+    Outcome { hits, total }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_boundaries_apply_to_latin_ends_only() {
+        for (text, needle, want) in [
+            ("property", "per", false),
+            ("per page", "per", true),
+            ("universal-dao.json", "dao", true),
+            ("universaldao", "dao", false),
+            ("sqlファイル", "sql", true),
+            ("楽観的ロック", "ロック", true),
+            ("@version", "version", true),
+            ("v2", "v", false),
+        ] {
+            let start = text.find(needle).unwrap_or(0);
+            assert_eq!(at_word_boundaries(text, start, start + needle.len()), want, "{needle} in {text}");
+        }
+    }
+}

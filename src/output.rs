@@ -1,0 +1,272 @@
+//! Rendering search results for people (text) and for the judgement step (JSON, TOON).
+//!
+//! [`Report`] is the documented result document (see README "JSON output");
+//! [`Report::render`] writes it in the chosen [`Format`]. The JSON is always
+//! a complete document, also when there are no results.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::matcher::{Level, Outcome, Query, Scoring};
+use crate::model::Index;
+use crate::toon::quote;
+
+/// Output format of `kbidx search`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// One line per result (plus explanations and content when asked).
+    #[default]
+    Text,
+    /// The JSON document described in the README.
+    Json,
+    /// The same document as TOON (results as a tabular array).
+    Toon,
+}
+
+/// The search result document.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// The plain question, if the keywords came from one.
+    pub query: Option<String>,
+    /// The keywords searched for, by level (`q`: extracted from the question).
+    pub keywords: KeywordLists,
+    /// `default` or `seed`.
+    pub scoring: &'static str,
+    /// Rows that scored, before the `--top` cut.
+    pub total: usize,
+    /// The results, best first.
+    pub results: Vec<ResultRow>,
+}
+
+/// Keywords by level.
+#[derive(Debug, Default, Serialize)]
+pub struct KeywordLists {
+    /// Domain keywords.
+    pub l1: Vec<String>,
+    /// Component keywords.
+    pub l2: Vec<String>,
+    /// Function keywords.
+    pub l3: Vec<String>,
+    /// Keywords extracted from the question.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub q: Vec<String>,
+}
+
+/// One result.
+#[derive(Debug, Serialize)]
+pub struct ResultRow {
+    /// 1-based rank.
+    pub rank: usize,
+    /// `path#section`.
+    pub reference: String,
+    /// The knowledge file (path relative to the knowledge directory).
+    pub file: String,
+    /// The section id.
+    pub section: String,
+    /// The row's title, when it has one.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    /// Score (rounded to 4 decimals).
+    pub score: f64,
+    /// Score relative to the query's ideal, 0–1 (rounded to 4 decimals).
+    pub normalized_score: f64,
+    /// What matched.
+    pub matched: Vec<MatchedRow>,
+    /// The section's text (`--with-content`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Whether `content` was cut by `--max-chars` (absent when not).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+/// One matched keyword of a result.
+#[derive(Debug, Serialize)]
+pub struct MatchedRow {
+    /// The keyword as given.
+    pub keyword: String,
+    /// `l1`, `l2`, `l3` or `q`.
+    pub level: &'static str,
+    /// `title`, `hints` or `path`.
+    pub field: &'static str,
+    /// Points added (rounded to 4 decimals).
+    pub points: f64,
+    /// Compound parts that matched when the whole keyword did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Vec<String>>,
+}
+
+impl Report {
+    /// Builds the report for `outcome` of `query` over `index`.
+    pub fn new(index: &Index, query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
+        let mut keywords = KeywordLists::default();
+        for k in &query.keywords {
+            let list = match k.level {
+                Level::L1 => &mut keywords.l1,
+                Level::L2 => &mut keywords.l2,
+                Level::L3 => &mut keywords.l3,
+                Level::Question => &mut keywords.q,
+            };
+            list.push(k.text.clone());
+        }
+        let results = outcome
+            .hits
+            .iter()
+            .enumerate()
+            .map(|(i, hit)| {
+                let entry = &index.entries[hit.row];
+                ResultRow {
+                    rank: i + 1,
+                    reference: entry.reference.clone(),
+                    file: entry.file().to_owned(),
+                    section: entry.section().to_owned(),
+                    title: entry.title.clone(),
+                    score: round(hit.score),
+                    normalized_score: round(hit.normalized),
+                    matched: hit
+                        .matched
+                        .iter()
+                        .map(|m| MatchedRow {
+                            keyword: m.keyword.clone(),
+                            level: m.level.as_str(),
+                            field: m.field.as_str(),
+                            points: round(m.points),
+                            partial: m.partial.clone(),
+                        })
+                        .collect(),
+                    content: None,
+                    truncated: false,
+                }
+            })
+            .collect();
+        Self { query: query.question.clone(), keywords, scoring: scoring.as_str(), total: outcome.total, results }
+    }
+
+    /// Attaches section text to each result, within a budget of `max_chars`
+    /// characters over all results (best first; a cut text is marked `truncated`).
+    pub fn attach_content(
+        &mut self,
+        mut lookup: impl FnMut(&str) -> Result<String>,
+        max_chars: Option<usize>,
+    ) -> Result<()> {
+        let mut left = max_chars.unwrap_or(usize::MAX);
+        for row in &mut self.results {
+            if left == 0 {
+                row.truncated = true;
+                continue;
+            }
+            let text = lookup(&row.reference)?;
+            let len = text.chars().count();
+            if len > left {
+                row.content = Some(text.chars().take(left).collect());
+                row.truncated = true;
+                left = 0;
+            } else {
+                left -= len;
+                row.content = Some(text);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the report in `format`; `explain` adds per-keyword lines to text output.
+    pub fn render(&self, format: Format, explain: bool, out: &mut dyn Write) -> Result<()> {
+        let io = |e| Error::io("<stdout>", "cannot write", e);
+        match format {
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut *out, self).map_err(|e| Error::io("<stdout>", "cannot write", e.into()))?;
+                writeln!(out).map_err(io)
+            }
+            Format::Toon => out.write_all(self.to_toon(explain).as_bytes()).map_err(io),
+            Format::Text => out.write_all(self.to_text(explain).as_bytes()).map_err(io),
+        }
+    }
+
+    fn to_text(&self, explain: bool) -> String {
+        let mut s = String::new();
+        if self.results.is_empty() {
+            s.push_str("no results\n");
+        }
+        for r in &self.results {
+            s.push_str(&format!("{:>3}. {:>8.3}  {}", r.rank, r.score, r.reference));
+            if !r.title.is_empty() {
+                s.push_str(&format!("  {}", r.title));
+            }
+            s.push('\n');
+            if explain {
+                for m in &r.matched {
+                    let partial = m.partial.as_ref().map(|p| format!(" (parts: {})", p.join(", "))).unwrap_or_default();
+                    s.push_str(&format!("       {:<2} {:<5} {:>+8.3}  {}{partial}\n", m.level, m.field, m.points, m.keyword));
+                }
+            }
+            if let Some(content) = &r.content {
+                for line in content.lines() {
+                    if line.is_empty() {
+                        s.push('\n');
+                    } else {
+                        s.push_str(&format!("     | {line}\n"));
+                    }
+                }
+                if r.truncated {
+                    s.push_str("     | …\n");
+                }
+            }
+        }
+        s
+    }
+
+    fn to_toon(&self, explain: bool) -> String {
+        let mut s = String::new();
+        s.push_str(&format!("query: {}\n", self.query.as_deref().map_or("null".to_owned(), |q| quote(q, ','))));
+        s.push_str("keywords:\n");
+        for (name, list) in [("l1", &self.keywords.l1), ("l2", &self.keywords.l2), ("l3", &self.keywords.l3), ("q", &self.keywords.q)] {
+            if name == "q" && list.is_empty() {
+                continue;
+            }
+            let items: Vec<String> = list.iter().map(|k| quote(k, ',')).collect();
+            if items.is_empty() {
+                s.push_str(&format!("  {name}[0]:\n"));
+            } else {
+                s.push_str(&format!("  {name}[{}]: {}\n", items.len(), items.join(",")));
+            }
+        }
+        s.push_str(&format!("scoring: {}\ntotal: {}\n", self.scoring, self.total));
+        let with_content = self.results.iter().any(|r| r.content.is_some());
+        let mut fields = vec!["rank", "reference", "title", "score", "normalized_score", "matched"];
+        if with_content {
+            fields.push("content");
+        }
+        if self.results.is_empty() {
+            s.push_str("results[0]:\n");
+            return s;
+        }
+        s.push_str(&format!("results[{}]{{{}}}:", self.results.len(), fields.join(",")));
+        for r in &self.results {
+            let matched: Vec<String> = r
+                .matched
+                .iter()
+                .map(|m| if explain { format!("{}:{}:{}:{}", m.level, m.field, m.points, m.keyword) } else { m.keyword.clone() })
+                .collect();
+            let mut cells = vec![
+                r.rank.to_string(),
+                quote(&r.reference, ','),
+                quote(&r.title, ','),
+                r.score.to_string(),
+                r.normalized_score.to_string(),
+                quote(&matched.join(" "), ','),
+            ];
+            if with_content {
+                cells.push(quote(r.content.as_deref().unwrap_or_default(), ','));
+            }
+            s.push_str(&format!("\n  {}", cells.join(",")));
+        }
+        s.push('\n');
+        s
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
