@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::config::Config;
 use crate::content::Library;
+use crate::eval::{self, Method, Mode};
 use crate::matcher::query::LevelledKeywords;
 use crate::matcher::{Matcher, Query, Scoring};
 use crate::model::Index;
@@ -42,6 +43,46 @@ pub enum Command {
     Search(SearchArgs),
     /// Print one section's content: `kbidx read path/to/file.json#section`.
     Read(ReadArgs),
+    /// Measure ranking accuracy on a JSON Lines query set (Recall@k, MRR, nDCG@10).
+    Eval(EvalArgs),
+}
+
+/// `kbidx eval` flags.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Query set, JSON Lines: {id, query, keywords?, terms?, expected: [{file, section, grade}]}.
+    #[arg(long = "eval", value_name = "FILE.jsonl")]
+    pub eval: PathBuf,
+    /// Knowledge directory to build the index from in memory (default from kbidx.toml).
+    #[arg(long, value_name = "DIR")]
+    pub knowledge: Option<PathBuf>,
+    /// Use this index file instead of building one from --knowledge.
+    #[arg(long, value_name = "FILE")]
+    pub index: Option<PathBuf>,
+    /// Query modes to run (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Mode::Keywords, Mode::Terms, Mode::Question])]
+    pub mode: Vec<Mode>,
+    /// Scoring methods to compare (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Method::Default, Method::Seed])]
+    pub scoring: Vec<Method>,
+    /// Results per query (ranks beyond this count as not found).
+    #[arg(long, default_value_t = 30, value_name = "N")]
+    pub top: usize,
+    /// Output format: text (table, then per-query ranks) or json.
+    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
+    pub format: EvalFormat,
+    /// Text format: print only the summary table.
+    #[arg(long)]
+    pub summary: bool,
+}
+
+/// `kbidx eval --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EvalFormat {
+    /// Table plus per-query ranks.
+    Text,
+    /// The full report as JSON.
+    Json,
 }
 
 /// `kbidx search` flags.
@@ -143,6 +184,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             let options = SearchOptions::resolve(&config, args)?;
             run_search(&options, out)
         }
+        Command::Eval(args) => run_eval(&config, args, out),
         Command::Read(args) => {
             let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
             let text = library.section(&args.reference)?;
@@ -240,6 +282,32 @@ pub fn load_index(path: &std::path::Path) -> Result<Index> {
         Err(e) => return Err(Error::io(path, "cannot read index", e)),
     };
     toon::decode(path, &text)
+}
+
+fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
+    let cases = eval::load_cases(&args.eval)?;
+    let index = match &args.index {
+        Some(path) => load_index(path)?,
+        None => {
+            let options = BuildOptions {
+                knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
+                filter: config.filter.clone(),
+                include: config.include.clone(),
+                exclude: config.exclude.clone(),
+                strict: false,
+            };
+            pipeline::build(&options)?.index
+        }
+    };
+    let runs = eval::evaluate(&index, &cases, &args.mode, &args.scoring, args.top)?;
+    match args.format {
+        EvalFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &runs).map_err(|e| stdio(e.into()))?;
+            writeln!(out).map_err(stdio)?;
+        }
+        EvalFormat::Text => out.write_all(eval::render_text(&runs, !args.summary).as_bytes()).map_err(stdio)?,
+    }
+    Ok(0)
 }
 
 fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {

@@ -3,6 +3,7 @@ pub mod cli;
 pub mod config;
 pub mod content;
 pub mod error;
+pub mod eval;
 pub mod extract;
 pub mod knowledge;
 pub mod matcher;

@@ -60,7 +60,7 @@ pub struct Query {
 }
 
 /// The JSON an agent writes for `--keywords FILE`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LevelledKeywords {
     /// Domain keywords.

@@ -1,0 +1,335 @@
+//! Accuracy measurement: run query sets and report recall, MRR and nDCG.
+//!
+//! [`load_cases`] reads the JSON Lines format of `../shared/eval/*.jsonl`;
+//! [`evaluate`] runs each case in each applicable [`Mode`] with a given
+//! [`Method`] and returns a [`Report`] with per-query ranks and the
+//! aggregate metrics (defined in docs/accuracy.md).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::matcher::query::LevelledKeywords;
+use crate::matcher::{Level, Matcher, Query, Scoring};
+use crate::model::Index;
+
+/// One line of an eval file.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Case {
+    /// Query id.
+    pub id: String,
+    /// The user's request in natural language.
+    pub query: String,
+    /// Levelled keywords an agent extracted, if any.
+    #[serde(default)]
+    pub keywords: Option<LevelledKeywords>,
+    /// A flat keyword list, if any (searched as L3 keywords).
+    #[serde(default)]
+    pub terms: Option<Vec<String>>,
+    /// Expected sections.
+    pub expected: Vec<Expected>,
+}
+
+/// An expected section of a case.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Expected {
+    /// File path relative to the knowledge directory.
+    pub file: String,
+    /// Section id.
+    pub section: String,
+    /// `must` or `acceptable`.
+    pub grade: Grade,
+}
+
+/// How necessary an expected section is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grade {
+    /// Required to answer.
+    Must,
+    /// Helpful.
+    Acceptable,
+}
+
+/// How a case is turned into a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The case's `keywords` (L1/L2/L3), when present.
+    Keywords,
+    /// The case's `terms`, as L3 keywords, when present.
+    Terms,
+    /// The case's `query` through kbidx's own keyword extraction.
+    Question,
+}
+
+/// A ranking method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// kbidx's default scoring.
+    Default,
+    /// The design's seed rule.
+    Seed,
+}
+
+/// Reads an eval file (JSON Lines; blank lines skipped).
+pub fn load_cases(path: &Path) -> Result<Vec<Case>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read eval file", e))?;
+    let mut cases = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let case: Case = serde_json::from_str(line).map_err(|e| Error::Syntax {
+            path: path.to_path_buf(),
+            line: i + 1,
+            column: e.column().max(1),
+            message: format!("invalid eval case: {e}").replace(&format!(" at line 1 column {}", e.column()), ""),
+        })?;
+        cases.push(case);
+    }
+    Ok(cases)
+}
+
+/// The query a case gives in `mode`, if the case has that input.
+pub fn case_query(case: &Case, mode: Mode) -> Result<Option<Query>> {
+    Ok(match mode {
+        Mode::Keywords => case.keywords.as_ref().map(Query::from_levels),
+        Mode::Terms => case.terms.as_ref().map(|terms| {
+            let mut q = Query::default();
+            for t in terms {
+                q.push(t, Level::L3, 1.0);
+            }
+            q
+        }),
+        Mode::Question => Some(Query::from_question(&case.query)?),
+    })
+}
+
+/// Per-query result.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    /// Query id.
+    pub id: String,
+    /// Number of results returned.
+    pub returned: usize,
+    /// Rank (1-based) of each expected section, `None` when not returned.
+    pub ranks: Vec<ExpectedRank>,
+}
+
+/// An expected section and where it ranked.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpectedRank {
+    /// `file#section`.
+    pub reference: String,
+    /// Its grade.
+    pub grade: Grade,
+    /// 1-based rank, or `None` when not in the results.
+    pub rank: Option<usize>,
+}
+
+/// Aggregate metrics of one mode × method run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Metrics {
+    /// Queries evaluated.
+    pub queries: usize,
+    /// Mean recall of `must` sections in the top 10.
+    pub recall_at_10: f64,
+    /// … top 20.
+    pub recall_at_20: f64,
+    /// … top 30.
+    pub recall_at_30: f64,
+    /// Mean recall of must + acceptable sections in the top 30.
+    pub recall_all_at_30: f64,
+    /// Mean reciprocal rank of the first `must` section (0 when none is returned).
+    pub mrr: f64,
+    /// Mean nDCG@10 (gain 2 for must, 1 for acceptable).
+    pub ndcg_at_10: f64,
+    /// Median number of results returned.
+    pub median_returned: f64,
+}
+
+/// One mode × method run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    /// Mode.
+    pub mode: Mode,
+    /// Method.
+    pub method: Method,
+    /// Aggregates.
+    pub metrics: Metrics,
+    /// Per query.
+    pub cases: Vec<CaseResult>,
+}
+
+/// Runs every case in every mode it supports, with every method, returning results at most `top` deep.
+pub fn evaluate(index: &Index, cases: &[Case], modes: &[Mode], methods: &[Method], top: usize) -> Result<Vec<Run>> {
+    let matcher = Matcher::new(index);
+    let mut runs = Vec::new();
+    for &mode in modes {
+        let mut queries = Vec::new();
+        for case in cases {
+            if let Some(q) = case_query(case, mode)? {
+                queries.push((case, q));
+            }
+        }
+        if queries.is_empty() {
+            continue;
+        }
+        for &method in methods {
+            let scoring = match method {
+                Method::Default => Scoring::Default,
+                Method::Seed => Scoring::Seed,
+            };
+            let mut results = Vec::new();
+            for (case, query) in &queries {
+                let outcome = matcher.search(query, scoring, top, None);
+                let position: HashMap<&str, usize> = outcome
+                    .hits
+                    .iter()
+                    .enumerate()
+                    .map(|(i, h)| (index.entries[h.row].reference.as_str(), i + 1))
+                    .collect();
+                let ranks = case
+                    .expected
+                    .iter()
+                    .map(|e| {
+                        let reference = format!("{}#{}", e.file, e.section);
+                        let rank = position.get(reference.as_str()).copied();
+                        ExpectedRank { reference, grade: e.grade, rank }
+                    })
+                    .collect();
+                results.push(CaseResult { id: case.id.clone(), returned: outcome.hits.len(), ranks });
+            }
+            runs.push(Run { mode, method, metrics: metrics(&results), cases: results });
+        }
+    }
+    Ok(runs)
+}
+
+/// Computes the aggregates over per-query results.
+pub fn metrics(results: &[CaseResult]) -> Metrics {
+    let n = results.len().max(1) as f64;
+    let recall = |k: usize, all: bool| {
+        results
+            .iter()
+            .map(|r| {
+                let wanted: Vec<&ExpectedRank> = r.ranks.iter().filter(|e| all || e.grade == Grade::Must).collect();
+                if wanted.is_empty() {
+                    return 1.0;
+                }
+                wanted.iter().filter(|e| e.rank.is_some_and(|x| x <= k)).count() as f64 / wanted.len() as f64
+            })
+            .sum::<f64>()
+            / n
+    };
+    let mrr = results
+        .iter()
+        .map(|r| {
+            r.ranks.iter().filter(|e| e.grade == Grade::Must).filter_map(|e| e.rank).min().map_or(0.0, |x| 1.0 / x as f64)
+        })
+        .sum::<f64>()
+        / n;
+    let ndcg = results
+        .iter()
+        .map(|r| {
+            let gain = |g: Grade| if g == Grade::Must { 2.0 } else { 1.0 };
+            let dcg: f64 = r
+                .ranks
+                .iter()
+                .filter_map(|e| e.rank.filter(|&x| x <= 10).map(|x| gain(e.grade) / ((x + 1) as f64).log2()))
+                .sum();
+            let mut gains: Vec<f64> = r.ranks.iter().map(|e| gain(e.grade)).collect();
+            gains.sort_by(|a, b| b.total_cmp(a));
+            let ideal: f64 = gains.iter().take(10).enumerate().map(|(i, g)| g / ((i + 2) as f64).log2()).sum();
+            if ideal > 0.0 { dcg / ideal } else { 0.0 }
+        })
+        .sum::<f64>()
+        / n;
+    let mut returned: Vec<usize> = results.iter().map(|r| r.returned).collect();
+    returned.sort_unstable();
+    let median = match returned.len() {
+        0 => 0.0,
+        l if l % 2 == 1 => returned[l / 2] as f64,
+        l => (returned[l / 2 - 1] + returned[l / 2]) as f64 / 2.0,
+    };
+    let r4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    Metrics {
+        queries: results.len(),
+        recall_at_10: r4(recall(10, false)),
+        recall_at_20: r4(recall(20, false)),
+        recall_at_30: r4(recall(30, false)),
+        recall_all_at_30: r4(recall(30, true)),
+        mrr: r4(mrr),
+        ndcg_at_10: r4(ndcg),
+        median_returned: median,
+    }
+}
+
+/// A plain-text report: one table row per run, then per-query ranks (when `details`).
+pub fn render_text(runs: &[Run], details: bool) -> String {
+    let mut s = String::from("mode      method   queries  R@10    R@20    R@30    R@30all MRR     nDCG@10 median\n");
+    for r in runs {
+        let m = &r.metrics;
+        s.push_str(&format!(
+            "{:<9} {:<8} {:>7}  {:.4}  {:.4}  {:.4}  {:.4}  {:.4}  {:.4}  {}\n",
+            format!("{:?}", r.mode).to_lowercase(),
+            format!("{:?}", r.method).to_lowercase(),
+            m.queries,
+            m.recall_at_10,
+            m.recall_at_20,
+            m.recall_at_30,
+            m.recall_all_at_30,
+            m.mrr,
+            m.ndcg_at_10,
+            m.median_returned
+        ));
+    }
+    if details {
+        for r in runs {
+            s.push_str(&format!("\n# {:?} / {:?}\n", r.mode, r.method).to_lowercase());
+            for c in &r.cases {
+                let ranks: Vec<String> = c
+                    .ranks
+                    .iter()
+                    .map(|e| {
+                        let g = if e.grade == Grade::Must { "" } else { "~" };
+                        format!("{g}{}={}", e.reference, e.rank.map_or("-".to_owned(), |x| x.to_string()))
+                    })
+                    .collect();
+                s.push_str(&format!("{} ({}): {}\n", c.id, c.returned, ranks.join(" ")));
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(ranks: &[(Grade, Option<usize>)], returned: usize) -> CaseResult {
+        CaseResult {
+            id: "q".into(),
+            returned,
+            ranks: ranks.iter().map(|&(grade, rank)| ExpectedRank { reference: "a#b".into(), grade, rank }).collect(),
+        }
+    }
+
+    #[test]
+    fn metrics_follow_their_definitions() {
+        let results = [
+            case(&[(Grade::Must, Some(1)), (Grade::Acceptable, Some(2))], 30),
+            case(&[(Grade::Must, Some(15)), (Grade::Must, None)], 10),
+        ];
+        let m = metrics(&results);
+        assert_eq!((m.recall_at_10, m.recall_at_20, m.recall_at_30), (0.5, 0.75, 0.75));
+        assert_eq!(m.recall_all_at_30, 0.75);
+        assert_eq!(m.mrr, 0.5333);
+        assert_eq!(m.median_returned, 20.0);
+        assert_eq!(m.ndcg_at_10, 0.5);
+    }
+}
