@@ -10,12 +10,13 @@
 # Schemas handled (see README "Extraction"):
 #   1. index[] with hints, sections as an object (nabledge-6-small / -large,
 #      and kbidx's own knowledge/): one record per index entry, in index
-#      order; title = the entry's title, else the file's title; hints = the
-#      entry's hints joined by single spaces. A section with no index entry
+#      order; title = "<file title> / <entry title>" (just one of them when
+#      the other is missing or equal); hints = the entry's hints joined by
+#      single spaces. A section with no index entry
 #      is reported as a warning.
 #   2. sections[] as an array of {id, title, ...} and no index
-#      (nabledge-6-fulltext): one record per section; title = the section's
-#      title; hints = the file's title, so that both are searchable.
+#      (nabledge-6-fulltext): one record per section; title = "<file title> /
+#      <section title>", so that both are searchable; hints = "" (none).
 # Anything else (e.g. a JSON file with neither) yields no records.
 #
 # The program is plain jq: it runs unchanged under `jq --arg path P -c -f`.
@@ -26,6 +27,13 @@ def kind: if type == "array" then "an array" elif type == "object" then "an obje
 # `.` must be a string; `$what` names the field in the error message.
 def str($what):
   if type == "string" then . else error("\($what) must be a string, found \(kind)") end;
+
+# "<file title> / <section title>", or whichever of the two exists, so that a
+# row read on its own says what it is about (a section titled 制約 is not).
+def full_title($file; $section):
+  if $section == "" or $section == $file then $file
+  elif $file == "" then $section
+  else "\($file) / \($section)" end;
 
 def hint_list($what):
   if type == "array" then
@@ -41,7 +49,7 @@ def hint_list($what):
     | (.index | to_entries[] | .key as $i | .value
         | (.id | str("index[\($i)].id")) as $id
         | { reference: "\($path)#\($id)",
-            title: (.title // $file_title | str("index[\($i)].title")),
+            title: full_title($file_title; .title // "" | str("index[\($i)].title")),
             hints: (.hints | hint_list("index[\($i)].hints")) }),
       (if ($sections | type) == "object" then
          $sections | keys_unsorted[] | select(. as $k | $ids | index([$k]) | not)
@@ -53,6 +61,6 @@ def hint_list($what):
   elif (.sections | type) == "array" then
     .sections | to_entries[] | .key as $i | .value
     | { reference: "\($path)#\(.id | str("sections[\($i)].id"))",
-        title: (.title // "" | str("sections[\($i)].title")),
-        hints: $file_title }
+        title: full_title($file_title; .title // "" | str("sections[\($i)].title")),
+        hints: "" }
   else empty end

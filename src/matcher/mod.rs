@@ -22,16 +22,21 @@ use normalize::normalize;
 #[derive(Debug)]
 pub struct Matcher<'a> {
     index: &'a Index,
-    rows: Vec<[String; 3]>,
+    rows: Vec<[String; score::FIELDS]>,
 }
 
 impl<'a> Matcher<'a> {
-    /// Prepares `index`: normalises title, hints and reference of every row.
+    /// Prepares `index`: normalises title, hints and reference of every row
+/// (a title `A / B` is split into the file title `A` and the section title `B`).
     pub fn new(index: &'a Index) -> Self {
         let rows = index
             .entries
             .iter()
-            .map(|e| [normalize(&e.title), normalize(&e.hints), normalize(&e.reference)])
+            .map(|e| {
+                // Titles written by the default program read "file title / section title".
+                let (file_title, title) = e.title.split_once(" / ").unwrap_or(("", &e.title));
+                [normalize(title), normalize(&e.hints), normalize(&e.reference), normalize(file_title)]
+            })
             .collect();
         Self { index, rows }
     }

@@ -43,10 +43,15 @@ pub enum Field {
     Hints,
     /// The reference (`path#section`).
     Path,
+    /// The file's title: the part of a `file title / section title` title before ` / `.
+    FileTitle,
 }
 
+/// Number of fields.
+pub(super) const FIELDS: usize = 4;
+
 impl Field {
-    const ALL: [Self; 3] = [Self::Title, Self::Hints, Self::Path];
+    const ALL: [Self; FIELDS] = [Self::Title, Self::Hints, Self::Path, Self::FileTitle];
 
     /// `title`, `hints` or `path`.
     pub fn as_str(self) -> &'static str {
@@ -54,6 +59,7 @@ impl Field {
             Self::Title => "title",
             Self::Hints => "hints",
             Self::Path => "path",
+            Self::FileTitle => "file_title",
         }
     }
 
@@ -63,6 +69,7 @@ impl Field {
             Self::Hints => 1.0,
             Self::Title => 0.9,
             Self::Path => 0.7,
+            Self::FileTitle => 0.6,
         }
     }
 }
@@ -144,7 +151,7 @@ pub(super) fn seed_scoring(index: &Index, query: &Query, top: usize, min_score: 
 /// from its lindera parts: `L · 0.6 · (m/n) · mean idf(matched parts) · F`
 /// for m of n parts (楽観ロック vs 楽観的ロック).
 pub(super) fn default_scoring(
-    rows: &[[String; 3]],
+    rows: &[[String; FIELDS]],
     query: &Query,
     top: usize,
     min_score: Option<f64>,
