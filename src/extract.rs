@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn default_program_fulltext_schema() {
         let doc = r#"{"title":"File","sections":[{"id":"s1","title":"One","content":"..."}]}"#;
-        assert_eq!(run(DEFAULT_PROGRAM, doc), Ok(vec![entry("a.json#s1", "One", "File")]));
+        assert_eq!(run(DEFAULT_PROGRAM, doc), Ok(vec![entry("a.json#s1", "File / One", "")]));
     }
 
     #[test]
