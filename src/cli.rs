@@ -11,14 +11,14 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::config::Config;
 use crate::content::Library;
+use crate::error::{Error, Result, display};
 use crate::eval::{self, Method, Mode};
 use crate::matcher::query::LevelledKeywords;
 use crate::matcher::{Matcher, Query, Scoring};
 use crate::model::Index;
 use crate::output::{Format, Report};
-use crate::toon;
-use crate::error::{Error, Result, display};
 use crate::pipeline::{self, BuildOptions, Freshness};
+use crate::toon;
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
 ///
@@ -186,7 +186,8 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
         }
         Command::Eval(args) => run_eval(&config, args, out),
         Command::Read(args) => {
-            let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
+            let mut library =
+                Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
             let text = library.section(&args.reference)?;
             writeln!(out, "{text}").map_err(stdio)?;
             Ok(0)
@@ -222,14 +223,21 @@ pub struct SearchOptions {
 impl SearchOptions {
     /// Resolves flags, `kbidx.toml` and the keywords file into typed options.
     pub fn resolve(config: &Config, args: SearchArgs) -> Result<Self> {
-        let mut levels = LevelledKeywords { l1: args.l1, l2: args.l2, l3: args.l3 };
+        let mut levels = LevelledKeywords {
+            l1: args.l1,
+            l2: args.l2,
+            l3: args.l3,
+        };
         if let Some(path) = &args.keywords {
             let (name, text) = if path.as_os_str() == "-" {
                 let mut text = String::new();
-                std::io::stdin().read_to_string(&mut text).map_err(|e| Error::io("<stdin>", "cannot read", e))?;
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .map_err(|e| Error::io("<stdin>", "cannot read", e))?;
                 ("<stdin>".to_owned(), text)
             } else {
-                let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read keywords", e))?;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| Error::io(path, "cannot read keywords", e))?;
                 (display(path), text)
             };
             let file = Query::parse_levels(&name, &text)?;
@@ -243,7 +251,8 @@ impl SearchOptions {
         }
         if query.is_empty() {
             return Err(Error::Usage(
-                "nothing to search for: give a QUERY, --l1/--l2/--l3 keywords, or --keywords FILE".into(),
+                "nothing to search for: give a QUERY, --l1/--l2/--l3 keywords, or --keywords FILE"
+                    .into(),
             ));
         }
         if args.top == 0 {
@@ -277,7 +286,11 @@ pub fn load_index(path: &std::path::Path) -> Result<Index> {
             Error::syntax_at(path, &text, valid, "invalid UTF-8")
         })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::io(path, "cannot read index (run `kbidx build` first?)", e));
+            return Err(Error::io(
+                path,
+                "cannot read index (run `kbidx build` first?)",
+                e,
+            ));
         }
         Err(e) => return Err(Error::io(path, "cannot read index", e)),
     };
@@ -305,7 +318,9 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             serde_json::to_writer_pretty(&mut *out, &runs).map_err(|e| stdio(e.into()))?;
             writeln!(out).map_err(stdio)?;
         }
-        EvalFormat::Text => out.write_all(eval::render_text(&runs, !args.summary).as_bytes()).map_err(stdio)?,
+        EvalFormat::Text => out
+            .write_all(eval::render_text(&runs, !args.summary).as_bytes())
+            .map_err(stdio)?,
     }
     Ok(0)
 }
@@ -313,7 +328,12 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
 fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
     let index = load_index(&options.index)?;
     let matcher = Matcher::new(&index);
-    let outcome = matcher.search(&options.query, options.scoring, options.top, options.min_score);
+    let outcome = matcher.search(
+        &options.query,
+        options.scoring,
+        options.top,
+        options.min_score,
+    );
     let mut report = Report::new(&index, &options.query, options.scoring, &outcome);
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
@@ -323,7 +343,12 @@ fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
     Ok(if report.results.is_empty() { 1 } else { 0 })
 }
 
-fn run_build(config: &Config, args: BuildArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
+fn run_build(
+    config: &Config,
+    args: BuildArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
     let options = BuildOptions {
         knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
         filter: args.filter.or_else(|| config.filter.clone()),
@@ -340,12 +365,23 @@ fn run_build(config: &Config, args: BuildArgs, out: &mut dyn Write, err: &mut dy
         return match pipeline::check(&target, &built.text)? {
             Freshness::UpToDate => {
                 if !args.quiet {
-                    writeln!(out, "{}: up to date ({} sections)", display(&target), built.index.len()).map_err(stdio)?;
+                    writeln!(
+                        out,
+                        "{}: up to date ({} sections)",
+                        display(&target),
+                        built.index.len()
+                    )
+                    .map_err(stdio)?;
                 }
                 Ok(0)
             }
             Freshness::Stale(diff) => {
-                writeln!(err, "{}: stale; run `kbidx build` to update", display(&target)).map_err(stdio)?;
+                writeln!(
+                    err,
+                    "{}: stale; run `kbidx build` to update",
+                    display(&target)
+                )
+                .map_err(stdio)?;
                 err.write_all(diff.as_bytes()).map_err(stdio)?;
                 Ok(1)
             }

@@ -99,19 +99,31 @@ mod tests {
             "knowledge = \"kb\"\nindex = \"out/i.toon\"\nexclude = [\"drafts/**\"]\n",
         )
         .map_err(|e| e.to_string());
-        let config = config.as_ref().map(|c| (c.knowledge.clone(), c.index.clone(), c.exclude.clone()));
+        let config = config
+            .as_ref()
+            .map(|c| (c.knowledge.clone(), c.index.clone(), c.exclude.clone()));
         assert_eq!(
             config,
-            Ok((PathBuf::from("proj/kb"), PathBuf::from("proj/out/i.toon"), vec!["drafts/**".to_owned()]))
+            Ok((
+                PathBuf::from("proj/kb"),
+                PathBuf::from("proj/out/i.toon"),
+                vec!["drafts/**".to_owned()]
+            ))
         );
     }
 
     #[test]
     fn unknown_keys_are_errors_with_a_position() {
-        let err = Config::parse(Path::new("kbidx.toml"), "knowledge = \"kb\"\nindx = \"x\"\n")
-            .map(|_| ())
-            .map_err(|e| e.to_string());
+        let err = Config::parse(
+            Path::new("kbidx.toml"),
+            "knowledge = \"kb\"\nindx = \"x\"\n",
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string());
         let message = err.err().unwrap_or_default();
-        assert!(message.starts_with("kbidx.toml:2:1: unknown field `indx`"), "{message}");
+        assert!(
+            message.starts_with("kbidx.toml:2:1: unknown field `indx`"),
+            "{message}"
+        );
     }
 }

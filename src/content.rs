@@ -24,7 +24,10 @@ pub struct Library {
 impl Library {
     /// A library over the knowledge directory `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into(), files: HashMap::new() }
+        Self {
+            root: root.into(),
+            files: HashMap::new(),
+        }
     }
 
     /// The text of the section `reference` (`path#section`).
@@ -44,7 +47,10 @@ impl Library {
         }
         let doc = &self.files[file];
         section_text(doc, section).ok_or_else(|| {
-            Error::data(&path, format!("no section {section:?} (reference {reference:?}; is the index stale?)"))
+            Error::data(
+                &path,
+                format!("no section {section:?} (reference {reference:?}; is the index stale?)"),
+            )
         })
     }
 
@@ -67,10 +73,16 @@ pub fn section_text(doc: &Value, id: &str) -> Option<String> {
             })
         }
         Value::Array(list) => {
-            let s = list.iter().find(|s| s.get("id").and_then(Value::as_str) == Some(id))?;
+            let s = list
+                .iter()
+                .find(|s| s.get("id").and_then(Value::as_str) == Some(id))?;
             let title = s.get("title").and_then(Value::as_str).unwrap_or_default();
             let content = s.get("content").map(render).unwrap_or_default();
-            Some(if title.is_empty() { content } else { format!("## {title}\n\n{content}") })
+            Some(if title.is_empty() {
+                content
+            } else {
+                format!("## {title}\n\n{content}")
+            })
         }
         _ => None,
     }
@@ -157,8 +169,12 @@ mod tests {
 
     #[test]
     fn renders_the_three_shapes() {
-        let markdown = serde_json::json!({"index": [{"id": "a", "title": "A"}], "sections": {"a": "text"}});
-        assert_eq!(section_text(&markdown, "a").as_deref(), Some("## A\n\ntext"));
+        let markdown =
+            serde_json::json!({"index": [{"id": "a", "title": "A"}], "sections": {"a": "text"}});
+        assert_eq!(
+            section_text(&markdown, "a").as_deref(),
+            Some("## A\n\ntext")
+        );
         let structured = serde_json::json!({"sections": {"p": {"description": "d", "methods": [{"name": "per"}], "n": 3}}});
         insta::assert_snapshot!(section_text(&structured, "p").unwrap_or_default(), @r"
         description: d

@@ -57,18 +57,35 @@ impl Error {
 
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, action: &'static str, source: io::Error) -> Self {
-        Self::Io { path: path.into(), action, source }
+        Self::Io {
+            path: path.into(),
+            action,
+            source,
+        }
     }
 
     /// A data error on `path`.
     pub fn data(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
-        Self::Data { path: path.into(), message: message.into() }
+        Self::Data {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// A syntax error at byte `offset` of `text`, the contents of `path`.
-    pub fn syntax_at(path: impl Into<PathBuf>, text: &str, offset: usize, message: impl Into<String>) -> Self {
+    pub fn syntax_at(
+        path: impl Into<PathBuf>,
+        text: &str,
+        offset: usize,
+        message: impl Into<String>,
+    ) -> Self {
         let (line, column) = line_column(text, offset);
-        Self::Syntax { path: path.into(), line, column, message: message.into() }
+        Self::Syntax {
+            path: path.into(),
+            line,
+            column,
+            message: message.into(),
+        }
     }
 
     /// Whether this error is a broken pipe on output (treated as success).
@@ -80,10 +97,19 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Io { path, action, source } => {
+            Self::Io {
+                path,
+                action,
+                source,
+            } => {
                 write!(f, "{}: {action}: {}", display(path), io_message(source))
             }
-            Self::Syntax { path, line, column, message } => {
+            Self::Syntax {
+                path,
+                line,
+                column,
+                message,
+            } => {
                 write!(f, "{}:{line}:{column}: {message}", display(path))
             }
             Self::Data { path, message } => write!(f, "{}: {message}", display(path)),
@@ -149,8 +175,15 @@ mod tests {
     fn messages_put_the_path_first() {
         let err = Error::syntax_at("k/a.json", "{\n  x", 4, "expected `:`");
         assert_eq!(err.to_string(), "k/a.json:2:3: expected `:`");
-        let err = Error::io("out/index.toon", "cannot write", io::Error::from(io::ErrorKind::PermissionDenied));
-        assert_eq!(err.to_string(), "out/index.toon: cannot write: permission denied");
+        let err = Error::io(
+            "out/index.toon",
+            "cannot write",
+            io::Error::from(io::ErrorKind::PermissionDenied),
+        );
+        assert_eq!(
+            err.to_string(),
+            "out/index.toon: cannot write: permission denied"
+        );
         assert_eq!(err.exit_code(), 2);
     }
 }

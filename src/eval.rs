@@ -77,7 +77,8 @@ pub enum Method {
 
 /// Reads an eval file (JSON Lines; blank lines skipped).
 pub fn load_cases(path: &Path) -> Result<Vec<Case>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read eval file", e))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read eval file", e))?;
     let mut cases = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -87,7 +88,8 @@ pub fn load_cases(path: &Path) -> Result<Vec<Case>> {
             path: path.to_path_buf(),
             line: i + 1,
             column: e.column().max(1),
-            message: format!("invalid eval case: {e}").replace(&format!(" at line 1 column {}", e.column()), ""),
+            message: format!("invalid eval case: {e}")
+                .replace(&format!(" at line 1 column {}", e.column()), ""),
         })?;
         cases.push(case);
     }
@@ -166,7 +168,13 @@ pub struct Run {
 }
 
 /// Runs every case in every mode it supports, with every method, returning results at most `top` deep.
-pub fn evaluate(index: &Index, cases: &[Case], modes: &[Mode], methods: &[Method], top: usize) -> Result<Vec<Run>> {
+pub fn evaluate(
+    index: &Index,
+    cases: &[Case],
+    modes: &[Mode],
+    methods: &[Method],
+    top: usize,
+) -> Result<Vec<Run>> {
     let matcher = Matcher::new(index);
     let mut runs = Vec::new();
     for &mode in modes {
@@ -199,12 +207,25 @@ pub fn evaluate(index: &Index, cases: &[Case], modes: &[Mode], methods: &[Method
                     .map(|e| {
                         let reference = format!("{}#{}", e.file, e.section);
                         let rank = position.get(reference.as_str()).copied();
-                        ExpectedRank { reference, grade: e.grade, rank }
+                        ExpectedRank {
+                            reference,
+                            grade: e.grade,
+                            rank,
+                        }
                     })
                     .collect();
-                results.push(CaseResult { id: case.id.clone(), returned: outcome.hits.len(), ranks });
+                results.push(CaseResult {
+                    id: case.id.clone(),
+                    returned: outcome.hits.len(),
+                    ranks,
+                });
             }
-            runs.push(Run { mode, method, metrics: metrics(&results), cases: results });
+            runs.push(Run {
+                mode,
+                method,
+                metrics: metrics(&results),
+                cases: results,
+            });
         }
     }
     Ok(runs)
@@ -217,11 +238,19 @@ pub fn metrics(results: &[CaseResult]) -> Metrics {
         results
             .iter()
             .map(|r| {
-                let wanted: Vec<&ExpectedRank> = r.ranks.iter().filter(|e| all || e.grade == Grade::Must).collect();
+                let wanted: Vec<&ExpectedRank> = r
+                    .ranks
+                    .iter()
+                    .filter(|e| all || e.grade == Grade::Must)
+                    .collect();
                 if wanted.is_empty() {
                     return 1.0;
                 }
-                wanted.iter().filter(|e| e.rank.is_some_and(|x| x <= k)).count() as f64 / wanted.len() as f64
+                wanted
+                    .iter()
+                    .filter(|e| e.rank.is_some_and(|x| x <= k))
+                    .count() as f64
+                    / wanted.len() as f64
             })
             .sum::<f64>()
             / n
@@ -229,7 +258,12 @@ pub fn metrics(results: &[CaseResult]) -> Metrics {
     let mrr = results
         .iter()
         .map(|r| {
-            r.ranks.iter().filter(|e| e.grade == Grade::Must).filter_map(|e| e.rank).min().map_or(0.0, |x| 1.0 / x as f64)
+            r.ranks
+                .iter()
+                .filter(|e| e.grade == Grade::Must)
+                .filter_map(|e| e.rank)
+                .min()
+                .map_or(0.0, |x| 1.0 / x as f64)
         })
         .sum::<f64>()
         / n;
@@ -240,11 +274,20 @@ pub fn metrics(results: &[CaseResult]) -> Metrics {
             let dcg: f64 = r
                 .ranks
                 .iter()
-                .filter_map(|e| e.rank.filter(|&x| x <= 10).map(|x| gain(e.grade) / ((x + 1) as f64).log2()))
+                .filter_map(|e| {
+                    e.rank
+                        .filter(|&x| x <= 10)
+                        .map(|x| gain(e.grade) / ((x + 1) as f64).log2())
+                })
                 .sum();
             let mut gains: Vec<f64> = r.ranks.iter().map(|e| gain(e.grade)).collect();
             gains.sort_by(|a, b| b.total_cmp(a));
-            let ideal: f64 = gains.iter().take(10).enumerate().map(|(i, g)| g / ((i + 2) as f64).log2()).sum();
+            let ideal: f64 = gains
+                .iter()
+                .take(10)
+                .enumerate()
+                .map(|(i, g)| g / ((i + 2) as f64).log2())
+                .sum();
             if ideal > 0.0 { dcg / ideal } else { 0.0 }
         })
         .sum::<f64>()
@@ -271,7 +314,9 @@ pub fn metrics(results: &[CaseResult]) -> Metrics {
 
 /// A plain-text report: one table row per run, then per-query ranks (when `details`).
 pub fn render_text(runs: &[Run], details: bool) -> String {
-    let mut s = String::from("mode      method   queries  R@10    R@20    R@30    R@30all MRR     nDCG@10 median\n");
+    let mut s = String::from(
+        "mode      method   queries  R@10    R@20    R@30    R@30all MRR     nDCG@10 median\n",
+    );
     for r in runs {
         let m = &r.metrics;
         s.push_str(&format!(
@@ -297,7 +342,11 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
                     .iter()
                     .map(|e| {
                         let g = if e.grade == Grade::Must { "" } else { "~" };
-                        format!("{g}{}={}", e.reference, e.rank.map_or("-".to_owned(), |x| x.to_string()))
+                        format!(
+                            "{g}{}={}",
+                            e.reference,
+                            e.rank.map_or("-".to_owned(), |x| x.to_string())
+                        )
                     })
                     .collect();
                 s.push_str(&format!("{} ({}): {}\n", c.id, c.returned, ranks.join(" ")));
@@ -315,7 +364,14 @@ mod tests {
         CaseResult {
             id: "q".into(),
             returned,
-            ranks: ranks.iter().map(|&(grade, rank)| ExpectedRank { reference: "a#b".into(), grade, rank }).collect(),
+            ranks: ranks
+                .iter()
+                .map(|&(grade, rank)| ExpectedRank {
+                    reference: "a#b".into(),
+                    grade,
+                    rank,
+                })
+                .collect(),
         }
     }
 
@@ -326,7 +382,10 @@ mod tests {
             case(&[(Grade::Must, Some(15)), (Grade::Must, None)], 10),
         ];
         let m = metrics(&results);
-        assert_eq!((m.recall_at_10, m.recall_at_20, m.recall_at_30), (0.5, 0.75, 0.75));
+        assert_eq!(
+            (m.recall_at_10, m.recall_at_20, m.recall_at_30),
+            (0.5, 0.75, 0.75)
+        );
         assert_eq!(m.recall_all_at_30, 0.75);
         assert_eq!(m.mrr, 0.5333);
         assert_eq!(m.median_returned, 20.0);

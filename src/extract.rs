@@ -46,14 +46,20 @@ impl Extractor {
 
     /// Compiles `code`, read from `program` (used in error messages).
     pub fn new(code: &str, program: &Path) -> Result<Self> {
-        let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs());
-        let funs = jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs());
+        let defs = jaq_core::defs()
+            .chain(jaq_std::defs())
+            .chain(jaq_json::defs());
+        let funs = jaq_core::funs()
+            .chain(jaq_std::funs())
+            .chain(jaq_json::funs());
         let arena = Arena::default();
         let loader = Loader::new(defs);
-        let modules = loader.load(&arena, File { code, path: () }).map_err(|errs| {
-            let (offset, message) = load_error(code, errs);
-            Error::syntax_at(program, code, offset, message)
-        })?;
+        let modules = loader
+            .load(&arena, File { code, path: () })
+            .map_err(|errs| {
+                let (offset, message) = load_error(code, errs);
+                Error::syntax_at(program, code, offset, message)
+            })?;
         let filter = Compiler::default()
             .with_funs(funs)
             .with_global_vars(["$path"])
@@ -64,12 +70,18 @@ impl Extractor {
                     .flat_map(|(_, errs)| errs)
                     .next()
                     .map(|(name, undefined)| {
-                        (jaq_core::load::span(code, name).start, format!("undefined {} `{name}`", undefined.as_str()))
+                        (
+                            jaq_core::load::span(code, name).start,
+                            format!("undefined {} `{name}`", undefined.as_str()),
+                        )
                     })
                     .unwrap_or((0, "cannot compile program".to_owned()));
                 Error::syntax_at(program, code, offset, message)
             })?;
-        Ok(Self { filter, program: program.to_path_buf() })
+        Ok(Self {
+            filter,
+            program: program.to_path_buf(),
+        })
     }
 
     /// The path the program was read from.
@@ -83,16 +95,35 @@ impl Extractor {
         let vars = Vars::new([Val::from(relative.to_owned())]);
         let ctx = Ctx::<Data>::new(&self.filter.lut, vars);
         let mut records = Vec::new();
-        for (i, out) in self.filter.id.run((ctx, doc)).map(jaq_core::unwrap_valr).enumerate() {
+        for (i, out) in self
+            .filter
+            .id
+            .run((ctx, doc))
+            .map(jaq_core::unwrap_valr)
+            .enumerate()
+        {
             let value = out.map_err(|e| {
                 let message = match e.into_val() {
                     Val::TStr(s) => String::from_utf8_lossy(&s).into_owned(),
                     other => other.to_string(),
                 };
-                Error::data(path, format!("jq error in {}: {message}", crate::error::display(&self.program)))
+                Error::data(
+                    path,
+                    format!(
+                        "jq error in {}: {message}",
+                        crate::error::display(&self.program)
+                    ),
+                )
             })?;
             records.push(record(value).map_err(|message| {
-                Error::data(path, format!("output {} of {}: {message}", i + 1, crate::error::display(&self.program)))
+                Error::data(
+                    path,
+                    format!(
+                        "output {} of {}: {message}",
+                        i + 1,
+                        crate::error::display(&self.program)
+                    ),
+                )
             })?);
         }
         Ok(records)
@@ -102,7 +133,9 @@ impl Extractor {
 /// Turns one program output into a record, checking its shape.
 fn record(value: Val) -> std::result::Result<Record, String> {
     let Val::Obj(map) = &value else {
-        return Err(format!("expected an object with `reference` and `hints`, found {value}"));
+        return Err(format!(
+            "expected an object with `reference` and `hints`, found {value}"
+        ));
     };
     let field = |name: &str| -> std::result::Result<Option<String>, String> {
         match map.get(&Val::from(name.to_owned())) {
@@ -116,11 +149,17 @@ fn record(value: Val) -> std::result::Result<Record, String> {
     }
     let reference = field("reference")?.ok_or("missing `reference`")?;
     if !reference.contains('#') {
-        return Err(format!("`reference` must be <path>#<section id>, found {reference:?}"));
+        return Err(format!(
+            "`reference` must be <path>#<section id>, found {reference:?}"
+        ));
     }
     let hints = field("hints")?.ok_or("missing `hints`")?;
     let title = field("title")?.unwrap_or_default();
-    Ok(Record::Entry(Entry { reference, title, hints }))
+    Ok(Record::Entry(Entry {
+        reference,
+        title,
+        hints,
+    }))
 }
 
 /// The byte offset and message of the first loader (lex or parse) error.
@@ -130,12 +169,19 @@ fn load_error<P>(code: &str, errs: jaq_core::load::Errors<&str, P>) -> (usize, S
         match err {
             E::Lex(errs) => {
                 if let Some((expect, at)) = errs.into_iter().next() {
-                    return (jaq_core::load::span(code, at).start, format!("expected {}", expect.as_str()));
+                    return (
+                        jaq_core::load::span(code, at).start,
+                        format!("expected {}", expect.as_str()),
+                    );
                 }
             }
             E::Parse(errs) => {
                 if let Some((expect, at)) = errs.into_iter().next() {
-                    let found = if at.is_empty() { "end of program".to_owned() } else { format!("`{at}`") };
+                    let found = if at.is_empty() {
+                        "end of program".to_owned()
+                    } else {
+                        format!("`{at}`")
+                    };
                     return (
                         jaq_core::load::span(code, at).start,
                         format!("expected {}, found {found}", expect.as_str()),
@@ -144,7 +190,10 @@ fn load_error<P>(code: &str, errs: jaq_core::load::Errors<&str, P>) -> (usize, S
             }
             E::Io(errs) => {
                 if let Some((name, message)) = errs.into_iter().next() {
-                    return (jaq_core::load::span(code, name).start, format!("cannot load module {name}: {message}"));
+                    return (
+                        jaq_core::load::span(code, name).start,
+                        format!("cannot load module {name}: {message}"),
+                    );
                 }
             }
         }
@@ -158,12 +207,18 @@ mod tests {
 
     fn run(program: &str, doc: &str) -> std::result::Result<Vec<Record>, String> {
         let ex = Extractor::new(program, Path::new("p.jq")).map_err(|e| e.to_string())?;
-        let doc = crate::knowledge::parse_json(Path::new("k/a.json"), doc.as_bytes()).map_err(|e| e.to_string())?;
-        ex.run("a.json", Path::new("k/a.json"), doc).map_err(|e| e.to_string())
+        let doc = crate::knowledge::parse_json(Path::new("k/a.json"), doc.as_bytes())
+            .map_err(|e| e.to_string())?;
+        ex.run("a.json", Path::new("k/a.json"), doc)
+            .map_err(|e| e.to_string())
     }
 
     fn entry(reference: &str, title: &str, hints: &str) -> Record {
-        Record::Entry(Entry { reference: reference.into(), title: title.into(), hints: hints.into() })
+        Record::Entry(Entry {
+            reference: reference.into(),
+            title: title.into(),
+            hints: hints.into(),
+        })
     }
 
     #[test]
@@ -183,7 +238,10 @@ mod tests {
     #[test]
     fn default_program_fulltext_schema() {
         let doc = r#"{"title":"File","sections":[{"id":"s1","title":"One","content":"..."}]}"#;
-        assert_eq!(run(DEFAULT_PROGRAM, doc), Ok(vec![entry("a.json#s1", "File / One", "")]));
+        assert_eq!(
+            run(DEFAULT_PROGRAM, doc),
+            Ok(vec![entry("a.json#s1", "File / One", "")])
+        );
     }
 
     #[test]
@@ -203,11 +261,20 @@ mod tests {
 
     #[test]
     fn program_errors_point_into_the_program() {
-        assert_eq!(run(".index[] | {", "{}"), Err("p.jq:1:13: expected closing brace".into()));
-        assert_eq!(run("\n  foo(1)", "{}"), Err("p.jq:2:3: undefined filter `foo`".into()));
+        assert_eq!(
+            run(".index[] | {", "{}"),
+            Err("p.jq:1:13: expected closing brace".into())
+        );
+        assert_eq!(
+            run("\n  foo(1)", "{}"),
+            Err("p.jq:2:3: undefined filter `foo`".into())
+        );
         assert_eq!(
             run("{reference: \"a\"}", "{}"),
-            Err("k/a.json: output 1 of p.jq: `reference` must be <path>#<section id>, found \"a\"".into())
+            Err(
+                "k/a.json: output 1 of p.jq: `reference` must be <path>#<section id>, found \"a\""
+                    .into()
+            )
         );
     }
 }

@@ -33,7 +33,8 @@ pub struct Discovery {
 
 /// Lists the knowledge files under `root` matching `include` and not `exclude`.
 pub fn discover(root: &Path, include: &[String], exclude: &[String]) -> Result<Discovery> {
-    let meta = std::fs::metadata(root).map_err(|e| Error::io(root, "cannot open knowledge directory", e))?;
+    let meta = std::fs::metadata(root)
+        .map_err(|e| Error::io(root, "cannot open knowledge directory", e))?;
     if !meta.is_dir() {
         return Err(Error::data(root, "knowledge path is not a directory"));
     }
@@ -44,27 +45,41 @@ pub fn discover(root: &Path, include: &[String], exclude: &[String]) -> Result<D
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) if e.loop_ancestor().is_some() => {
-                let path = e.path().map_or_else(|| root.to_path_buf(), Path::to_path_buf);
-                found.warnings.push(format!("{}: symbolic link loop skipped", crate::error::display(&path)));
+                let path = e
+                    .path()
+                    .map_or_else(|| root.to_path_buf(), Path::to_path_buf);
+                found.warnings.push(format!(
+                    "{}: symbolic link loop skipped",
+                    crate::error::display(&path)
+                ));
                 continue;
             }
             Err(e) => {
-                let path = e.path().map_or_else(|| root.to_path_buf(), Path::to_path_buf);
-                let source = e.into_io_error().unwrap_or_else(|| std::io::Error::other("walk failed"));
+                let path = e
+                    .path()
+                    .map_or_else(|| root.to_path_buf(), Path::to_path_buf);
+                let source = e
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("walk failed"));
                 return Err(Error::io(path, "cannot read", source));
             }
         };
         if !entry.file_type().is_file() {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
         let relative = rel
             .components()
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/");
         if include.is_match(&relative) && !exclude.is_match(&relative) {
-            found.files.push(KnowledgeFile { relative, path: entry.path().to_path_buf() });
+            found.files.push(KnowledgeFile {
+                relative,
+                path: entry.path().to_path_buf(),
+            });
         }
     }
     found.files.sort();
@@ -106,7 +121,9 @@ pub fn parse_json(path: &Path, bytes: &[u8]) -> Result<Val> {
 
 /// Converts serde_json's byte column on `line` into a character column.
 fn column_in_chars(text: &str, line: usize, byte_column: usize) -> usize {
-    let Some(line_text) = text.split('\n').nth(line.saturating_sub(1)) else { return byte_column.max(1) };
+    let Some(line_text) = text.split('\n').nth(line.saturating_sub(1)) else {
+        return byte_column.max(1);
+    };
     let mut end = byte_column.min(line_text.len());
     while !line_text.is_char_boundary(end) {
         end -= 1;
@@ -117,10 +134,13 @@ fn column_in_chars(text: &str, line: usize, byte_column: usize) -> usize {
 fn glob_set(patterns: &[String]) -> Result<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
-        let glob = Glob::new(pattern).map_err(|e| Error::Usage(format!("invalid glob {pattern:?}: {e}")))?;
+        let glob = Glob::new(pattern)
+            .map_err(|e| Error::Usage(format!("invalid glob {pattern:?}: {e}")))?;
         builder.add(glob);
     }
-    builder.build().map_err(|e| Error::Usage(format!("invalid globs: {e}")))
+    builder
+        .build()
+        .map_err(|e| Error::Usage(format!("invalid globs: {e}")))
 }
 
 #[cfg(test)]
@@ -128,15 +148,28 @@ mod tests {
     use super::*;
 
     fn err(bytes: &[u8]) -> String {
-        parse_json(Path::new("k/a.json"), bytes).map(|_| ()).err().map(|e| e.to_string()).unwrap_or_default()
+        parse_json(Path::new("k/a.json"), bytes)
+            .map(|_| ())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
     }
 
     #[test]
     fn json_errors_carry_line_and_column() {
-        assert_eq!(err(b"{\n  \"a\": [1,\n}"), "k/a.json:3:1: invalid JSON: expected value");
-        assert_eq!(err("{\"あ\": x}".as_bytes()), "k/a.json:1:7: invalid JSON: expected value");
+        assert_eq!(
+            err(b"{\n  \"a\": [1,\n}"),
+            "k/a.json:3:1: invalid JSON: expected value"
+        );
+        assert_eq!(
+            err("{\"あ\": x}".as_bytes()),
+            "k/a.json:1:7: invalid JSON: expected value"
+        );
         assert_eq!(err(b"{\"a\": \"\xff\"}"), "k/a.json:1:8: invalid UTF-8");
-        assert_eq!(err(b""), "k/a.json:1:1: invalid JSON: EOF while parsing a value");
+        assert_eq!(
+            err(b""),
+            "k/a.json:1:1: invalid JSON: EOF while parsing a value"
+        );
     }
 
     #[test]

@@ -141,7 +141,13 @@ impl Report {
                 }
             })
             .collect();
-        Self { query: query.question.clone(), keywords, scoring: scoring.as_str(), total: outcome.total, results }
+        Self {
+            query: query.question.clone(),
+            keywords,
+            scoring: scoring.as_str(),
+            total: outcome.total,
+            results,
+        }
     }
 
     /// Attaches section text to each result, within a budget of `max_chars`
@@ -176,7 +182,8 @@ impl Report {
         let io = |e| Error::io("<stdout>", "cannot write", e);
         match format {
             Format::Json => {
-                serde_json::to_writer_pretty(&mut *out, self).map_err(|e| Error::io("<stdout>", "cannot write", e.into()))?;
+                serde_json::to_writer_pretty(&mut *out, self)
+                    .map_err(|e| Error::io("<stdout>", "cannot write", e.into()))?;
                 writeln!(out).map_err(io)
             }
             Format::Toon => out.write_all(self.to_toon(explain).as_bytes()).map_err(io),
@@ -197,8 +204,15 @@ impl Report {
             s.push('\n');
             if explain {
                 for m in &r.matched {
-                    let partial = m.partial.as_ref().map(|p| format!(" (parts: {})", p.join(", "))).unwrap_or_default();
-                    s.push_str(&format!("       {:<2} {:<5} {:>+8.3}  {}{partial}\n", m.level, m.field, m.points, m.keyword));
+                    let partial = m
+                        .partial
+                        .as_ref()
+                        .map(|p| format!(" (parts: {})", p.join(", ")))
+                        .unwrap_or_default();
+                    s.push_str(&format!(
+                        "       {:<2} {:<5} {:>+8.3}  {}{partial}\n",
+                        m.level, m.field, m.points, m.keyword
+                    ));
                 }
             }
             if let Some(content) = &r.content {
@@ -219,9 +233,19 @@ impl Report {
 
     fn to_toon(&self, explain: bool) -> String {
         let mut s = String::new();
-        s.push_str(&format!("query: {}\n", self.query.as_deref().map_or("null".to_owned(), |q| quote(q, ','))));
+        s.push_str(&format!(
+            "query: {}\n",
+            self.query
+                .as_deref()
+                .map_or("null".to_owned(), |q| quote(q, ','))
+        ));
         s.push_str("keywords:\n");
-        for (name, list) in [("l1", &self.keywords.l1), ("l2", &self.keywords.l2), ("l3", &self.keywords.l3), ("q", &self.keywords.q)] {
+        for (name, list) in [
+            ("l1", &self.keywords.l1),
+            ("l2", &self.keywords.l2),
+            ("l3", &self.keywords.l3),
+            ("q", &self.keywords.q),
+        ] {
             if name == "q" && list.is_empty() {
                 continue;
             }
@@ -232,9 +256,19 @@ impl Report {
                 s.push_str(&format!("  {name}[{}]: {}\n", items.len(), items.join(",")));
             }
         }
-        s.push_str(&format!("scoring: {}\ntotal: {}\n", self.scoring, self.total));
+        s.push_str(&format!(
+            "scoring: {}\ntotal: {}\n",
+            self.scoring, self.total
+        ));
         let with_content = self.results.iter().any(|r| r.content.is_some());
-        let mut fields = vec!["rank", "reference", "title", "score", "normalized_score", "matched"];
+        let mut fields = vec![
+            "rank",
+            "reference",
+            "title",
+            "score",
+            "normalized_score",
+            "matched",
+        ];
         if with_content {
             fields.push("content");
         }
@@ -242,12 +276,22 @@ impl Report {
             s.push_str("results[0]:\n");
             return s;
         }
-        s.push_str(&format!("results[{}]{{{}}}:", self.results.len(), fields.join(",")));
+        s.push_str(&format!(
+            "results[{}]{{{}}}:",
+            self.results.len(),
+            fields.join(",")
+        ));
         for r in &self.results {
             let matched: Vec<String> = r
                 .matched
                 .iter()
-                .map(|m| if explain { format!("{}:{}:{}:{}", m.level, m.field, m.points, m.keyword) } else { m.keyword.clone() })
+                .map(|m| {
+                    if explain {
+                        format!("{}:{}:{}:{}", m.level, m.field, m.points, m.keyword)
+                    } else {
+                        m.keyword.clone()
+                    }
+                })
                 .collect();
             let mut cells = vec![
                 r.rank.to_string(),

@@ -47,7 +47,8 @@ pub struct Built {
 pub fn build(options: &BuildOptions) -> Result<Built> {
     let extractor = match &options.filter {
         Some(path) => {
-            let code = std::fs::read_to_string(path).map_err(|e| Error::io(path, "cannot read filter", e))?;
+            let code = std::fs::read_to_string(path)
+                .map_err(|e| Error::io(path, "cannot read filter", e))?;
             Extractor::new(&code, path)?
         }
         None => Extractor::builtin()?,
@@ -56,7 +57,10 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
     if found.files.is_empty() {
         return Err(Error::data(
             &options.knowledge,
-            format!("no knowledge files found (include: {})", options.include.join(", ")),
+            format!(
+                "no knowledge files found (include: {})",
+                options.include.join(", ")
+            ),
         ));
     }
     let mut warnings = found.warnings;
@@ -77,7 +81,11 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
                         let first = &found.files[first].path;
                         return Err(Error::data(
                             &file.path,
-                            format!("duplicate reference {:?} (also produced by {})", entry.reference, display(first)),
+                            format!(
+                                "duplicate reference {:?} (also produced by {})",
+                                entry.reference,
+                                display(first)
+                            ),
                         ));
                     }
                     origin.insert(entry.reference.clone(), file_no);
@@ -87,7 +95,12 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
         }
     }
     let text = toon::encode(&index);
-    Ok(Built { index, text, files: found.files.len(), warnings })
+    Ok(Built {
+        index,
+        text,
+        files: found.files.len(),
+        warnings,
+    })
 }
 
 /// Writes `text` to `path` atomically: a temp file in the same directory, then rename.
@@ -110,9 +123,13 @@ pub fn write(path: &Path, text: &str) -> Result<()> {
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, "cannot write", e))?;
-    tmp.write_all(text.as_bytes()).map_err(|e| Error::io(tmp.path(), "cannot write", e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(tmp.path(), "cannot write", e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, "cannot replace", e.error))?;
+    tmp.write_all(text.as_bytes())
+        .map_err(|e| Error::io(tmp.path(), "cannot write", e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io(tmp.path(), "cannot write", e))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io(path, "cannot replace", e.error))?;
     Ok(())
 }
 
@@ -141,12 +158,20 @@ pub fn check(path: &Path, text: &str) -> Result<Freshness> {
 /// A unified diff of at most `max_lines` lines.
 fn short_diff(name: &str, old: &str, new: &str, max_lines: usize) -> String {
     let diff = similar::TextDiff::from_lines(old, new);
-    let full = diff.unified_diff().context_radius(1).header(&format!("{name} (on disk)"), &format!("{name} (rebuilt)")).to_string();
+    let full = diff
+        .unified_diff()
+        .context_radius(1)
+        .header(&format!("{name} (on disk)"), &format!("{name} (rebuilt)"))
+        .to_string();
     let total = full.lines().count();
     if total <= max_lines {
         return full;
     }
-    let mut out: String = full.lines().take(max_lines).flat_map(|l| [l, "\n"]).collect();
+    let mut out: String = full
+        .lines()
+        .take(max_lines)
+        .flat_map(|l| [l, "\n"])
+        .collect();
     out.push_str(&format!("… {} more diff lines\n", total - max_lines));
     out
 }
@@ -161,6 +186,9 @@ mod tests {
         let new: String = (0..100).map(|i| format!("{}\n", i * 2)).collect();
         let diff = short_diff("i.toon", &old, &new, 10);
         assert_eq!(diff.lines().count(), 11);
-        assert!(diff.starts_with("--- i.toon (on disk)\n+++ i.toon (rebuilt)\n"), "{diff}");
+        assert!(
+            diff.starts_with("--- i.toon (on disk)\n+++ i.toon (rebuilt)\n"),
+            "{diff}"
+        );
     }
 }

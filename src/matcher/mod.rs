@@ -15,19 +15,30 @@ pub mod tokenize;
 pub use query::{Keyword, Level, Query};
 pub use score::{Field, Hit, Match, Outcome, Scoring};
 
+use std::borrow::Cow;
+
 use crate::model::Index;
-use normalize::normalize;
+use normalize::{is_folded, normalize};
+
+/// `text` normalised, borrowed when only ASCII case differs (matched case-insensitively).
+fn fold(text: &str) -> Cow<'_, str> {
+    if is_folded(text) {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(normalize(text))
+    }
+}
 
 /// An index prepared for searching: each row's fields, normalised.
 #[derive(Debug)]
 pub struct Matcher<'a> {
     index: &'a Index,
-    rows: Vec<[String; score::FIELDS]>,
+    rows: Vec<[Cow<'a, str>; score::FIELDS]>,
 }
 
 impl<'a> Matcher<'a> {
     /// Prepares `index`: normalises title, hints and reference of every row
-/// (a title `A / B` is split into the file title `A` and the section title `B`).
+    /// (a title `A / B` is split into the file title `A` and the section title `B`).
     pub fn new(index: &'a Index) -> Self {
         let rows = index
             .entries
@@ -35,7 +46,12 @@ impl<'a> Matcher<'a> {
             .map(|e| {
                 // Titles written by the default program read "file title / section title".
                 let (file_title, title) = e.title.split_once(" / ").unwrap_or(("", &e.title));
-                [normalize(title), normalize(&e.hints), normalize(&e.reference), normalize(file_title)]
+                [
+                    fold(title),
+                    fold(&e.hints),
+                    fold(&e.reference),
+                    fold(file_title),
+                ]
             })
             .collect();
         Self { index, rows }
@@ -47,7 +63,13 @@ impl<'a> Matcher<'a> {
     }
 
     /// Scores every row against `query`; returns the best `top` hits scoring at least `min_score`.
-    pub fn search(&self, query: &Query, scoring: Scoring, top: usize, min_score: Option<f64>) -> Outcome {
+    pub fn search(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        min_score: Option<f64>,
+    ) -> Outcome {
         match scoring {
             Scoring::Default => score::default_scoring(&self.rows, query, top, min_score),
             Scoring::Seed => score::seed_scoring(self.index, query, top, min_score),

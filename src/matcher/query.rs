@@ -78,7 +78,11 @@ impl Query {
     /// A query from levelled keyword lists. Empty and duplicate keywords are dropped.
     pub fn from_levels(levels: &LevelledKeywords) -> Self {
         let mut query = Self::default();
-        for (level, list) in [(Level::L1, &levels.l1), (Level::L2, &levels.l2), (Level::L3, &levels.l3)] {
+        for (level, list) in [
+            (Level::L1, &levels.l1),
+            (Level::L2, &levels.l2),
+            (Level::L3, &levels.l3),
+        ] {
             for text in list {
                 query.push(text, level, 1.0);
             }
@@ -92,17 +96,25 @@ impl Query {
             path: source.into(),
             line: e.line().max(1),
             column: e.column().max(1),
-            message: format!("invalid keywords JSON (expected {{\"l1\": [..], \"l2\": [..], \"l3\": [..]}}): {e}")
-                .replace(&format!(" at line {} column {}", e.line(), e.column()), ""),
+            message: format!(
+                "invalid keywords JSON (expected {{\"l1\": [..], \"l2\": [..], \"l3\": [..]}}): {e}"
+            )
+            .replace(&format!(" at line {} column {}", e.line(), e.column()), ""),
         })
     }
 
     /// A query from a plain question (Japanese or English).
     pub fn from_question(question: &str) -> Result<Self> {
-        let words = tokenize::question_keywords(question).map_err(|e| Error::Usage(format!("tokenizer: {e}")))?;
-        let mut query = Self { question: Some(question.to_owned()), keywords: Vec::new() };
+        let words = tokenize::question_keywords(question)
+            .map_err(|e| Error::Usage(format!("tokenizer: {e}")))?;
+        let mut query = Self {
+            question: Some(question.to_owned()),
+            keywords: Vec::new(),
+        };
         for (i, word) in words.iter().enumerate() {
-            let part = words[..i].iter().any(|earlier| earlier.chars().count() > word.chars().count() && earlier.contains(word.as_str()));
+            let part = words[..i].iter().any(|earlier| {
+                earlier.chars().count() > word.chars().count() && earlier.contains(word.as_str())
+            });
             query.push(word, Level::Question, if part { 0.5 } else { 1.0 });
         }
         Ok(query)
@@ -124,7 +136,12 @@ impl Query {
         if norm.is_empty() || self.keywords.iter().any(|k| k.norm == norm) {
             return;
         }
-        self.keywords.push(Keyword { text: text.trim().to_owned(), norm, level, weight });
+        self.keywords.push(Keyword {
+            text: text.trim().to_owned(),
+            norm,
+            level,
+            weight,
+        });
     }
 
     /// Whether there is nothing to search for.

@@ -6,9 +6,10 @@
 //! keywords, IDF weighting, field weights and partial credit for Japanese
 //! compounds (see [`default_scoring`]). Both rank by score, then index order.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::query::{Level, Query};
 use super::tokenize;
@@ -112,8 +113,17 @@ pub struct Outcome {
 }
 
 /// The seed rule: see module docs.
-pub(super) fn seed_scoring(index: &Index, query: &Query, top: usize, min_score: Option<f64>) -> Outcome {
-    let keywords: Vec<(String, &super::Keyword)> = query.keywords.iter().map(|k| (k.text.to_lowercase(), k)).collect();
+pub(super) fn seed_scoring(
+    index: &Index,
+    query: &Query,
+    top: usize,
+    min_score: Option<f64>,
+) -> Outcome {
+    let keywords: Vec<(String, &super::Keyword)> = query
+        .keywords
+        .iter()
+        .map(|k| (k.text.to_lowercase(), k))
+        .collect();
     let min = min_score.unwrap_or(2.0);
     let mut hits = Vec::new();
     for (row, entry) in index.entries.iter().enumerate() {
@@ -122,20 +132,40 @@ pub(super) fn seed_scoring(index: &Index, query: &Query, top: usize, min_score: 
         let mut matched = Vec::new();
         let mut seen: Vec<&str> = Vec::new();
         for (lower, k) in &keywords {
-            if lower.is_empty() || seen.contains(&lower.as_str()) || !text.contains(lower.as_str()) {
+            if lower.is_empty() || seen.contains(&lower.as_str()) || !text.contains(lower.as_str())
+            {
                 continue;
             }
             seen.push(lower);
             let points = if k.level == Level::L1 { 0.0 } else { 2.0 };
             score += points;
-            let field = if entry.hints.to_lowercase().contains(lower.as_str()) { Field::Hints } else { Field::Path };
-            matched.push(Match { keyword: k.text.clone(), level: k.level, field, points, partial: None });
+            let field = if entry.hints.to_lowercase().contains(lower.as_str()) {
+                Field::Hints
+            } else {
+                Field::Path
+            };
+            matched.push(Match {
+                keyword: k.text.clone(),
+                level: k.level,
+                field,
+                points,
+                partial: None,
+            });
         }
         if score >= min && score > 0.0 {
-            hits.push(Hit { row, score, normalized: 0.0, matched });
+            hits.push(Hit {
+                row,
+                score,
+                normalized: 0.0,
+                matched,
+            });
         }
     }
-    let ideal = 2.0 * keywords.iter().filter(|(_, k)| k.level != Level::L1).count() as f64;
+    let ideal = 2.0
+        * keywords
+            .iter()
+            .filter(|(_, k)| k.level != Level::L1)
+            .count() as f64;
     finish(hits, top, ideal)
 }
 
@@ -151,7 +181,7 @@ pub(super) fn seed_scoring(index: &Index, query: &Query, top: usize, min_score: 
 /// from its lindera parts: `L · 0.6 · (m/n) · mean idf(matched parts) · F`
 /// for m of n parts (楽観ロック vs 楽観的ロック).
 pub(super) fn default_scoring(
-    rows: &[[String; FIELDS]],
+    rows: &[[Cow<'_, str>; FIELDS]],
     query: &Query,
     top: usize,
     min_score: Option<f64>,
@@ -172,15 +202,26 @@ pub(super) fn default_scoring(
         if !k.norm.is_ascii() {
             let split = tokenize::parts(&k.norm).unwrap_or_default();
             if split.len() >= 2 {
-                for p in split.iter().filter(|p| p.chars().count() >= 2 && **p != k.norm) {
+                for p in split
+                    .iter()
+                    .filter(|p| p.chars().count() >= 2 && **p != k.norm)
+                {
                     parts.push((p.clone(), intern(p, &mut patterns)));
                 }
             }
         }
         plans.push((k, whole, parts));
     }
-    let Ok(automaton) = AhoCorasick::builder().match_kind(MatchKind::Standard).build(&patterns) else {
-        return Outcome { hits: Vec::new(), total: 0 };
+    let Ok(automaton) = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(true)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(&patterns)
+    else {
+        return Outcome {
+            hits: Vec::new(),
+            total: 0,
+        };
     };
 
     // One scan: for every row, the fields each pattern matched in (bit mask).
@@ -191,7 +232,7 @@ pub(super) fn default_scoring(
     for row in rows {
         let mut touched = Vec::new();
         for (f, text) in row.iter().enumerate() {
-            for m in automaton.find_overlapping_iter(text.as_str()) {
+            for m in automaton.find_overlapping_iter(text.as_ref()) {
                 let p = m.pattern().as_usize();
                 if !at_word_boundaries(text, m.start(), m.end()) {
                     continue;
@@ -219,7 +260,9 @@ pub(super) fn default_scoring(
 
     let mut ideal = 0.0;
     for (k, whole, _) in &plans {
-        ideal += level_weight(k.level) * k.weight * idf(*whole).max(if df[*whole] == 0 { (1.0 + n).ln() } else { 0.0 });
+        ideal += level_weight(k.level)
+            * k.weight
+            * idf(*whole).max(if df[*whole] == 0 { (1.0 + n).ln() } else { 0.0 });
     }
 
     let mut hits = Vec::new();
@@ -227,7 +270,12 @@ pub(super) fn default_scoring(
         if row_masks.is_empty() {
             continue;
         }
-        let mask_of = |p: usize| row_masks.iter().find(|(q, _)| *q == p).map_or(0, |(_, m)| *m);
+        let mask_of = |p: usize| {
+            row_masks
+                .iter()
+                .find(|(q, _)| *q == p)
+                .map_or(0, |(_, m)| *m)
+        };
         let mut score = 0.0;
         let mut matched = Vec::new();
         for (k, whole, parts) in &plans {
@@ -237,24 +285,43 @@ pub(super) fn default_scoring(
                 let (field, f) = field_score(mask);
                 let points = lw * idf(*whole) * f;
                 score += points;
-                matched.push(Match { keyword: k.text.clone(), level: k.level, field, points, partial: None });
+                matched.push(Match {
+                    keyword: k.text.clone(),
+                    level: k.level,
+                    field,
+                    points,
+                    partial: None,
+                });
             } else if !parts.is_empty() {
-                let hit_parts: Vec<&(String, usize)> = parts.iter().filter(|(_, p)| mask_of(*p) != 0).collect();
+                let hit_parts: Vec<&(String, usize)> =
+                    parts.iter().filter(|(_, p)| mask_of(*p) != 0).collect();
                 if hit_parts.is_empty() {
                     continue;
                 }
                 let union = hit_parts.iter().fold(0u8, |acc, (_, p)| acc | mask_of(*p));
                 let (field, f) = field_score(union);
-                let mean_idf = hit_parts.iter().map(|(_, p)| idf(*p)).sum::<f64>() / hit_parts.len() as f64;
+                let mean_idf =
+                    hit_parts.iter().map(|(_, p)| idf(*p)).sum::<f64>() / hit_parts.len() as f64;
                 let frac = hit_parts.len() as f64 / parts.len() as f64;
                 let points = lw * 0.6 * frac * mean_idf * f;
                 score += points;
                 let names = hit_parts.iter().map(|(s, _)| s.clone()).collect();
-                matched.push(Match { keyword: k.text.clone(), level: k.level, field, points, partial: Some(names) });
+                matched.push(Match {
+                    keyword: k.text.clone(),
+                    level: k.level,
+                    field,
+                    points,
+                    partial: Some(names),
+                });
             }
         }
         if score > 0.0 && min_score.is_none_or(|m| score >= m) {
-            hits.push(Hit { row, score, normalized: 0.0, matched });
+            hits.push(Hit {
+                row,
+                score,
+                normalized: 0.0,
+                matched,
+            });
         }
     }
     finish(hits, top, ideal)
@@ -262,10 +329,18 @@ pub(super) fn default_scoring(
 
 /// Best field and the field factor for a match mask.
 fn field_score(mask: u8) -> (Field, f64) {
-    let mut matched: Vec<Field> = Field::ALL.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, f)| *f).collect();
+    let mut matched: Vec<Field> = Field::ALL
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .map(|(_, f)| *f)
+        .collect();
     matched.sort_by(|a, b| b.weight().total_cmp(&a.weight()));
     let best = matched.first().copied().unwrap_or(Field::Hints);
-    (best, best.weight() + 0.2 * (matched.len().saturating_sub(1)) as f64)
+    (
+        best,
+        best.weight() + 0.2 * (matched.len().saturating_sub(1)) as f64,
+    )
 }
 
 /// Whether a match at `start..end` of `text` sits on word boundaries, for the
@@ -284,7 +359,11 @@ fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
     let total = hits.len();
     hits.truncate(top);
     for h in &mut hits {
-        h.normalized = if ideal > 0.0 { (h.score / ideal).min(1.0) } else { 0.0 };
+        h.normalized = if ideal > 0.0 {
+            (h.score / ideal).min(1.0)
+        } else {
+            0.0
+        };
     }
     Outcome { hits, total }
 }
@@ -306,7 +385,11 @@ mod tests {
             ("v2", "v", false),
         ] {
             let start = text.find(needle).unwrap_or(0);
-            assert_eq!(at_word_boundaries(text, start, start + needle.len()), want, "{needle} in {text}");
+            assert_eq!(
+                at_word_boundaries(text, start, start + needle.len()),
+                want,
+                "{needle} in {text}"
+            );
         }
     }
 }

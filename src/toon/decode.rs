@@ -12,7 +12,12 @@ use crate::model::{Entry, Index};
 pub fn decode(path: &Path, text: &str) -> Result<Index> {
     let err = |line: usize, col_byte: usize, line_text: &str, message: String| {
         let column = line_text[..col_byte.min(line_text.len())].chars().count() + 1;
-        Error::Syntax { path: path.to_path_buf(), line: line + 1, column, message }
+        Error::Syntax {
+            path: path.to_path_buf(),
+            line: line + 1,
+            column,
+            message,
+        }
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text
@@ -26,14 +31,26 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
         match lines.next() {
             Some((_, l)) if l.trim().is_empty() => continue,
             Some(found) => break found,
-            None => return Err(err(0, 0, "", format!("empty index: expected `{}` header", expected_header()))),
+            None => {
+                return Err(err(
+                    0,
+                    0,
+                    "",
+                    format!("empty index: expected `{}` header", expected_header()),
+                ));
+            }
         }
     };
     let (declared, delimiter, columns) =
         parse_header(header).map_err(|(at, m)| err(header_no, at, header, m))?;
     let pick = |name: &str| columns.iter().position(|c| c == name);
     let (Some(reference_col), Some(hints_col)) = (pick("reference"), pick("hints")) else {
-        return Err(err(header_no, 0, header, "header must have `reference` and `hints` columns".into()));
+        return Err(err(
+            header_no,
+            0,
+            header,
+            "header must have `reference` and `hints` columns".into(),
+        ));
     };
     let title_col = pick("title");
 
@@ -50,10 +67,20 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
             return Err(err(blank, 0, "", "blank line inside the rows".into()));
         }
         let Some(row) = line.strip_prefix("  ") else {
-            return Err(err(no, 0, line, "expected a row indented by 2 spaces".into()));
+            return Err(err(
+                no,
+                0,
+                line,
+                "expected a row indented by 2 spaces".into(),
+            ));
         };
         if row.starts_with(' ') {
-            return Err(err(no, 2, line, "expected a row indented by 2 spaces".into()));
+            return Err(err(
+                no,
+                2,
+                line,
+                "expected a row indented by 2 spaces".into(),
+            ));
         }
         let cells = split_row(row, delimiter).map_err(|(at, m)| err(no, at + 2, line, m))?;
         if cells.len() != columns.len() {
@@ -61,11 +88,20 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
                 no,
                 2,
                 line,
-                format!("expected {} cells, found {} (quote cells that contain `{delimiter}`)", columns.len(), cells.len()),
+                format!(
+                    "expected {} cells, found {} (quote cells that contain `{delimiter}`)",
+                    columns.len(),
+                    cells.len()
+                ),
             ));
         }
         if entries.len() == declared {
-            return Err(err(no, 0, line, format!("more rows than the {declared} the header declares")));
+            return Err(err(
+                no,
+                0,
+                line,
+                format!("more rows than the {declared} the header declares"),
+            ));
         }
         let mut cells = cells.into_iter().map(Some).collect::<Vec<_>>();
         let mut take = |i: usize| cells[i].take().unwrap_or_default();
@@ -81,7 +117,10 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
             header_no,
             header.find('[').map_or(0, |i| i + 1),
             header,
-            format!("header declares {declared} rows, found {} (run `kbidx build` to rebuild the index)", entries.len()),
+            format!(
+                "header declares {declared} rows, found {} (run `kbidx build` to rebuild the index)",
+                entries.len()
+            ),
         ));
     }
     Ok(Index { entries })
@@ -104,7 +143,9 @@ fn parse_header(line: &str) -> std::result::Result<(usize, char, Vec<String>), P
     if digits == 0 || (digits > 1 && count_text.starts_with('0')) {
         return Err((at + 1, "invalid row count in `[N]`".into()));
     }
-    let declared: usize = count_text.parse().map_err(|_| (at + 1, "invalid row count in `[N]`".to_owned()))?;
+    let declared: usize = count_text
+        .parse()
+        .map_err(|_| (at + 1, "invalid row count in `[N]`".to_owned()))?;
     let rest = &rest[digits..];
     let (delimiter, rest) = match rest.chars().next() {
         Some('\t') => ('\t', &rest[1..]),
@@ -112,13 +153,19 @@ fn parse_header(line: &str) -> std::result::Result<(usize, char, Vec<String>), P
         _ => (',', rest),
     };
     let close = at + 1 + digits + usize::from(delimiter != ',');
-    let rest = rest
-        .strip_prefix(']')
-        .ok_or_else(|| (close, "expected `]` after the row count (`[N,]` is not TOON)".to_owned()))?;
+    let rest = rest.strip_prefix(']').ok_or_else(|| {
+        (
+            close,
+            "expected `]` after the row count (`[N,]` is not TOON)".to_owned(),
+        )
+    })?;
     let rest = rest.strip_prefix('{').ok_or_else(|| bad(close + 1))?;
     let end = rest.rfind("}:").ok_or_else(|| bad(close + 2))?;
     if !rest[end + 2..].trim_matches(' ').is_empty() {
-        return Err((close + 2 + end + 2, "unexpected content after the header".into()));
+        return Err((
+            close + 2 + end + 2,
+            "unexpected content after the header".into(),
+        ));
     }
     let fields = split_row(&rest[..end], delimiter).map_err(|(i, m)| (close + 2 + i, m))?;
     for (i, f) in fields.iter().enumerate() {
@@ -139,8 +186,16 @@ fn split_row(row: &str, delimiter: char) -> std::result::Result<Vec<String>, Par
         offset += rest.len() - trimmed.len();
         rest = trimmed;
         if let Some(body) = rest.strip_prefix('"') {
-            let (value, used) =
-                unquote(body).map_err(|(i, m)| (if i == usize::MAX { offset } else { offset + 1 + i }, m))?;
+            let (value, used) = unquote(body).map_err(|(i, m)| {
+                (
+                    if i == usize::MAX {
+                        offset
+                    } else {
+                        offset + 1 + i
+                    },
+                    m,
+                )
+            })?;
             cells.push(value);
             let after = &rest[1 + used..];
             let after_trim = after.trim_start_matches(' ');
@@ -184,9 +239,15 @@ fn unquote(body: &str) -> std::result::Result<(String, usize), ParseError> {
                 Some((_, 'r')) => out.push('\r'),
                 Some((_, 't')) => out.push('\t'),
                 Some((j, 'u')) => {
-                    let hex = body.get(j + 1..j + 5).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
-                    let ch = hex.and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32);
-                    let Some(ch) = ch else { return Err((i, "invalid \\u escape".into())) };
+                    let hex = body
+                        .get(j + 1..j + 5)
+                        .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                    let ch = hex
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .and_then(char::from_u32);
+                    let Some(ch) = ch else {
+                        return Err((i, "invalid \\u escape".into()));
+                    };
                     out.push(ch);
                     for _ in 0..4 {
                         chars.next();
@@ -206,32 +267,83 @@ mod tests {
     use super::*;
 
     fn err(text: &str) -> String {
-        decode(Path::new("index.toon"), text).map(|_| ()).err().map(|e| e.to_string()).unwrap_or_default()
+        decode(Path::new("index.toon"), text)
+            .map(|_| ())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
     }
 
     #[test]
     fn accepts_other_encoders_spellings() {
         let text = "# comment\r\nsections[2|]{hints|reference}:\r\n  \"a|b\" | x.json#a\r\n  c|y.json#b\r\n";
         let index = decode(Path::new("i"), text).map_err(|e| e.to_string());
-        let got = index.map(|i| i.entries.iter().map(|e| (e.reference.clone(), e.hints.clone())).collect::<Vec<_>>());
-        assert_eq!(got, Ok(vec![("x.json#a".into(), "a|b".into()), ("y.json#b".into(), "c".into())]));
+        let got = index.map(|i| {
+            i.entries
+                .iter()
+                .map(|e| (e.reference.clone(), e.hints.clone()))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(
+            got,
+            Ok(vec![
+                ("x.json#a".into(), "a|b".into()),
+                ("y.json#b".into(), "c".into())
+            ])
+        );
     }
 
     #[test]
     fn errors_name_line_and_column() {
         for (text, want) in [
-            ("", "index.toon:1:1: empty index: expected `sections[N]{reference,title,hints}:` header"),
-            ("files[1,]{a}:\n", "index.toon:1:1: expected `sections[N]{reference,title,hints}:` header"),
-            ("sections[1,]{reference,title,hints}:\n  a,b,c\n", "index.toon:1:11: expected `]` after the row count (`[N,]` is not TOON)"),
-            ("sections[03]{reference,hints}:\n", "index.toon:1:10: invalid row count in `[N]`"),
-            ("sections[2]{reference,title,hints}:\n  a#b,t,h\n", "index.toon:1:10: header declares 2 rows, found 1 (run `kbidx build` to rebuild the index)"),
-            ("sections[1]{reference,title,hints}:\n  a#b,t\n", "index.toon:2:3: expected 3 cells, found 2 (quote cells that contain `,`)"),
-            ("sections[1]{reference,title,hints}:\n  a#b,\"t,h\n", "index.toon:2:7: unterminated string"),
-            ("sections[1]{reference,title,hints}:\n a#b,t,h\n", "index.toon:2:1: expected a row indented by 2 spaces"),
-            ("sections[1]{reference,title,hints}:\n  a#b,t,h\n  c#d,t,h\n", "index.toon:3:1: more rows than the 1 the header declares"),
-            ("sections[1]{reference,title}:\n", "index.toon:1:1: header must have `reference` and `hints` columns"),
-            ("sections[2]{reference,title,hints}:\n  a#b,t,h\n\n  c#d,t,h\n", "index.toon:3:1: blank line inside the rows"),
-            ("sections[1]{reference,title,hints}:\n  a#b,\"x\\q\",h\n", "index.toon:2:9: invalid escape sequence"),
+            (
+                "",
+                "index.toon:1:1: empty index: expected `sections[N]{reference,title,hints}:` header",
+            ),
+            (
+                "files[1,]{a}:\n",
+                "index.toon:1:1: expected `sections[N]{reference,title,hints}:` header",
+            ),
+            (
+                "sections[1,]{reference,title,hints}:\n  a,b,c\n",
+                "index.toon:1:11: expected `]` after the row count (`[N,]` is not TOON)",
+            ),
+            (
+                "sections[03]{reference,hints}:\n",
+                "index.toon:1:10: invalid row count in `[N]`",
+            ),
+            (
+                "sections[2]{reference,title,hints}:\n  a#b,t,h\n",
+                "index.toon:1:10: header declares 2 rows, found 1 (run `kbidx build` to rebuild the index)",
+            ),
+            (
+                "sections[1]{reference,title,hints}:\n  a#b,t\n",
+                "index.toon:2:3: expected 3 cells, found 2 (quote cells that contain `,`)",
+            ),
+            (
+                "sections[1]{reference,title,hints}:\n  a#b,\"t,h\n",
+                "index.toon:2:7: unterminated string",
+            ),
+            (
+                "sections[1]{reference,title,hints}:\n a#b,t,h\n",
+                "index.toon:2:1: expected a row indented by 2 spaces",
+            ),
+            (
+                "sections[1]{reference,title,hints}:\n  a#b,t,h\n  c#d,t,h\n",
+                "index.toon:3:1: more rows than the 1 the header declares",
+            ),
+            (
+                "sections[1]{reference,title}:\n",
+                "index.toon:1:1: header must have `reference` and `hints` columns",
+            ),
+            (
+                "sections[2]{reference,title,hints}:\n  a#b,t,h\n\n  c#d,t,h\n",
+                "index.toon:3:1: blank line inside the rows",
+            ),
+            (
+                "sections[1]{reference,title,hints}:\n  a#b,\"x\\q\",h\n",
+                "index.toon:2:9: invalid escape sequence",
+            ),
         ] {
             assert_eq!(err(text), want, "{text:?}");
         }

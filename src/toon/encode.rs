@@ -8,7 +8,13 @@ use crate::model::Index;
 /// entry, each line ending in `\n` (so the file ends with one newline).
 pub fn encode(index: &Index) -> String {
     let mut out = String::with_capacity(64 + index.entries.len() * 96);
-    let _ = writeln!(out, "{}[{}]{{{}}}:", super::KEY, index.len(), super::FIELDS.join(","));
+    let _ = writeln!(
+        out,
+        "{}[{}]{{{}}}:",
+        super::KEY,
+        index.len(),
+        super::FIELDS.join(",")
+    );
     for e in &index.entries {
         out.push_str("  ");
         push_cell(&mut out, &e.reference, ',');
@@ -29,7 +35,9 @@ pub fn needs_quotes(s: &str, delimiter: char) -> bool {
         || matches!(s, "true" | "false" | "null")
         || is_numeric_like(s)
         || s.starts_with(['-', '#'])
-        || s.chars().any(|c| matches!(c, ':' | '"' | '\\' | '[' | ']' | '{' | '}') || c < ' ' || c == delimiter)
+        || s.chars().any(|c| {
+            matches!(c, ':' | '"' | '\\' | '[' | ']' | '{' | '}') || c < ' ' || c == delimiter
+        })
 }
 
 /// `s` as a cell: quoted and escaped (§7.1) when [`needs_quotes`], else as is.

@@ -26,21 +26,60 @@ mod tests {
     use std::path::Path;
 
     fn entry(reference: &str, title: &str, hints: &str) -> Entry {
-        Entry { reference: reference.into(), title: title.into(), hints: hints.into() }
+        Entry {
+            reference: reference.into(),
+            title: title.into(),
+            hints: hints.into(),
+        }
     }
 
     #[test]
     fn round_trips_awkward_cells() {
         let awkward = [
-            "", " lead", "trail ", "a,b", "a:b", "say \"hi\"", "back\\slash", "[x]", "{y}", "-dash", "#hash",
-            "true", "false", "null", "42", "-3.14", "1e-6", "05", "+1", "tab\there", "new\nline", "cr\r", "\u{1}",
-            "絵文字 🎉", "ＦＵＬＬ", "a|b", "normal words", "#", "-", "a#b", "x-y",
+            "",
+            " lead",
+            "trail ",
+            "a,b",
+            "a:b",
+            "say \"hi\"",
+            "back\\slash",
+            "[x]",
+            "{y}",
+            "-dash",
+            "#hash",
+            "true",
+            "false",
+            "null",
+            "42",
+            "-3.14",
+            "1e-6",
+            "05",
+            "+1",
+            "tab\there",
+            "new\nline",
+            "cr\r",
+            "\u{1}",
+            "絵文字 🎉",
+            "ＦＵＬＬ",
+            "a|b",
+            "normal words",
+            "#",
+            "-",
+            "a#b",
+            "x-y",
         ];
         let index = Index {
-            entries: awkward.iter().enumerate().map(|(i, s)| entry(&format!("f.json#s{i}"), s, s)).collect(),
+            entries: awkward
+                .iter()
+                .enumerate()
+                .map(|(i, s)| entry(&format!("f.json#s{i}"), s, s))
+                .collect(),
         };
         let text = encode(&index);
-        assert!(!text.lines().any(|l| l.ends_with(' ')), "trailing space in\n{text}");
+        assert!(
+            !text.lines().any(|l| l.ends_with(' ')),
+            "trailing space in\n{text}"
+        );
         let back = decode(Path::new("i.toon"), &text).map_err(|e| e.to_string());
         assert_eq!(back, Ok(index));
     }
@@ -49,7 +88,11 @@ mod tests {
     fn encodes_the_documented_shape() {
         let index = Index {
             entries: vec![
-                entry("features/dao.json#paging", "ユニバーサルDAO", "ページング per page"),
+                entry(
+                    "features/dao.json#paging",
+                    "ユニバーサルDAO",
+                    "ページング per page",
+                ),
                 entry("a.json#x", "", "true"),
             ],
         };
@@ -64,6 +107,9 @@ mod tests {
     fn empty_index() {
         let text = encode(&Index::default());
         assert_eq!(text, "sections[0]{reference,title,hints}:\n");
-        assert_eq!(decode(Path::new("i.toon"), &text).map_err(|e| e.to_string()), Ok(Index::default()));
+        assert_eq!(
+            decode(Path::new("i.toon"), &text).map_err(|e| e.to_string()),
+            Ok(Index::default())
+        );
     }
 }
