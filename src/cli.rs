@@ -24,7 +24,14 @@ use crate::toon;
 ///
 /// Exit codes: 0 success / results, 1 no results or stale index (`build --check`), 2 error.
 #[derive(Debug, Parser)]
-#[command(name = "kbidx", version, about, long_about = None, max_term_width = 100)]
+#[command(
+    name = "kbidx",
+    version,
+    about,
+    long_about = None,
+    max_term_width = 100,
+    after_help = "Exit codes: 0 success / results, 1 no results or stale index (build --check), 2 error."
+)]
 pub struct Cli {
     /// Configuration file (default: ./kbidx.toml if present).
     #[arg(long, global = true, value_name = "FILE")]

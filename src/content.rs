@@ -37,12 +37,9 @@ impl Library {
         if !self.files.contains_key(file) {
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "cannot read", e))?;
             let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-            let value: Value = serde_json::from_slice(bytes).map_err(|e| Error::Syntax {
-                path: path.clone(),
-                line: e.line().max(1),
-                column: e.column().max(1),
-                message: format!("invalid JSON: {e}"),
-            })?;
+            let text = String::from_utf8_lossy(bytes);
+            let value: Value = serde_json::from_str(&text)
+                .map_err(|e| Error::json(&path, &text, "invalid JSON", &e))?;
             self.files.insert(file.to_owned(), value);
         }
         let doc = &self.files[file];

@@ -88,6 +88,33 @@ impl Error {
         }
     }
 
+    /// A serde_json error in `text`, the contents of `path`, as `path:line:column: {what}: …`
+    /// (column in characters; serde_json's own " at line L column C" suffix removed).
+    pub fn json(path: impl Into<PathBuf>, text: &str, what: &str, err: &serde_json::Error) -> Self {
+        let message = err.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(i) => message[..i].to_owned(),
+            None => message,
+        };
+        let line = err.line().max(1);
+        let column = text
+            .split('\n')
+            .nth(line - 1)
+            .map_or(err.column().max(1), |line_text| {
+                let mut end = err.column().min(line_text.len());
+                while !line_text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                line_text[..end].chars().count().max(1)
+            });
+        Self::Syntax {
+            path: path.into(),
+            line,
+            column,
+            message: format!("{what}: {message}"),
+        }
+    }
+
     /// Whether this error is a broken pipe on output (treated as success).
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Self::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)

@@ -84,12 +84,12 @@ pub fn load_cases(path: &Path) -> Result<Vec<Case>> {
         if line.trim().is_empty() {
             continue;
         }
-        let case: Case = serde_json::from_str(line).map_err(|e| Error::Syntax {
-            path: path.to_path_buf(),
-            line: i + 1,
-            column: e.column().max(1),
-            message: format!("invalid eval case: {e}")
-                .replace(&format!(" at line 1 column {}", e.column()), ""),
+        let case: Case = serde_json::from_str(line).map_err(|e| {
+            let mut err = Error::json(path, line, "invalid eval case", &e);
+            if let Error::Syntax { line: l, .. } = &mut err {
+                *l = i + 1;
+            }
+            err
         })?;
         cases.push(case);
     }

@@ -103,32 +103,7 @@ pub fn parse_json(path: &Path, bytes: &[u8]) -> Result<Val> {
             return Err(Error::syntax_at(path, text, text.len(), "invalid UTF-8"));
         }
     };
-    serde_json::from_str::<Val>(text).map_err(|e| {
-        let message = e.to_string();
-        // serde_json appends " at line L column C"; we print the position first instead.
-        let message = match message.rfind(" at line ") {
-            Some(i) => message[..i].to_owned(),
-            None => message,
-        };
-        crate::error::Error::Syntax {
-            path: path.to_path_buf(),
-            line: e.line().max(1),
-            column: column_in_chars(text, e.line(), e.column()),
-            message: format!("invalid JSON: {message}"),
-        }
-    })
-}
-
-/// Converts serde_json's byte column on `line` into a character column.
-fn column_in_chars(text: &str, line: usize, byte_column: usize) -> usize {
-    let Some(line_text) = text.split('\n').nth(line.saturating_sub(1)) else {
-        return byte_column.max(1);
-    };
-    let mut end = byte_column.min(line_text.len());
-    while !line_text.is_char_boundary(end) {
-        end -= 1;
-    }
-    line_text[..end].chars().count().max(1)
+    serde_json::from_str::<Val>(text).map_err(|e| Error::json(path, text, "invalid JSON", &e))
 }
 
 fn glob_set(patterns: &[String]) -> Result<GlobSet> {

@@ -89,7 +89,7 @@ pub struct MatchedRow {
     pub keyword: String,
     /// `l1`, `l2`, `l3` or `q`.
     pub level: &'static str,
-    /// `title`, `hints` or `path`.
+    /// `title`, `hints`, `path` or `file_title`.
     pub field: &'static str,
     /// Points added (rounded to 4 decimals).
     pub points: f64,
@@ -210,7 +210,7 @@ impl Report {
                         .map(|p| format!(" (parts: {})", p.join(", ")))
                         .unwrap_or_default();
                     s.push_str(&format!(
-                        "       {:<2} {:<5} {:>+8.3}  {}{partial}\n",
+                        "       {:<2} {:<10} {:>+8.3}  {}{partial}\n",
                         m.level, m.field, m.points, m.keyword
                     ));
                 }

@@ -92,14 +92,13 @@ impl Query {
 
     /// Parses the `--keywords` JSON `{"l1": [..], "l2": [..], "l3": [..]}` read from `source`.
     pub fn parse_levels(source: &str, text: &str) -> Result<LevelledKeywords> {
-        serde_json::from_str(text).map_err(|e| Error::Syntax {
-            path: source.into(),
-            line: e.line().max(1),
-            column: e.column().max(1),
-            message: format!(
-                "invalid keywords JSON (expected {{\"l1\": [..], \"l2\": [..], \"l3\": [..]}}): {e}"
+        serde_json::from_str(text).map_err(|e| {
+            Error::json(
+                source,
+                text,
+                "invalid keywords JSON (expected {\"l1\": [..], \"l2\": [..], \"l3\": [..]})",
+                &e,
             )
-            .replace(&format!(" at line {} column {}", e.line(), e.column()), ""),
         })
     }
 
