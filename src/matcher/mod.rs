@@ -76,3 +76,113 @@ impl<'a> Matcher<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Entry;
+
+    fn index(rows: &[(&str, &str, &str)]) -> Index {
+        Index {
+            entries: rows
+                .iter()
+                .map(|(r, t, h)| Entry {
+                    reference: (*r).into(),
+                    title: (*t).into(),
+                    hints: (*h).into(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Ranked references for levelled keywords `(level, keyword)`.
+    fn rank(index: &Index, scoring: Scoring, keywords: &[(Level, &str)]) -> Vec<String> {
+        let mut query = Query::default();
+        for (level, k) in keywords {
+            query.push(k, *level, 1.0);
+        }
+        let outcome = Matcher::new(index).search(&query, scoring, 10, None);
+        outcome
+            .hits
+            .iter()
+            .map(|h| index.entries[h.row].reference.clone())
+            .collect()
+    }
+
+    macro_rules! t {
+        ($($name:ident: $rows:expr, $scoring:expr, $kw:expr => $want:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                assert_eq!(rank(&index(&$rows), $scoring, &$kw), $want as Vec<&str>);
+            }
+        )*};
+    }
+
+    use Level::{L1, L2, L3};
+    use Scoring::{Default as D, Seed as S};
+
+    t! {
+        latin_keywords_need_word_boundaries:
+            [("a.json#x", "", "property accessor"), ("b.json#y", "", "per page")], D, [(L3, "per")]
+            => vec!["b.json#y"];
+        seed_rule_matches_substrings:
+            [("a.json#x", "", "property accessor"), ("b.json#y", "", "per page")], S, [(L3, "per")]
+            => vec!["a.json#x", "b.json#y"];
+        seed_rule_gives_l1_nothing:
+            [("a.json#x", "", "データベース"), ("b.json#y", "", "データベース ページング")], S,
+            [(L1, "データベース"), (L3, "ページング")]
+            => vec!["b.json#y"];
+        nfkc_and_case_fold_both_sides:
+            [("a.json#x", "", "ＵｎｉｖｅｒｓａｌＤａｏ"), ("b.json#y", "", "ﾍﾟｰｼﾞﾝｸﾞ")], D,
+            [(L2, "universaldao"), (L3, "ページング")]
+            => vec!["a.json#x", "b.json#y"];
+        japanese_compound_gets_partial_credit:
+            [("a.json#x", "", "楽観的ロック @Version"), ("b.json#y", "", "悲観的ロック"), ("c.json#z", "", "排他制御")], D,
+            [(L3, "楽観ロック")]
+            => vec!["a.json#x", "b.json#y"];
+        rare_keywords_outweigh_common_ones:
+            [("a.json#1", "", "dao common"), ("a.json#2", "", "dao common"), ("a.json#3", "", "dao common"),
+             ("b.json#1", "", "paging")], D,
+            [(L3, "dao"), (L3, "paging")]
+            => vec!["b.json#1", "a.json#1", "a.json#2", "a.json#3"];
+        hints_outweigh_paths:
+            [("paging.json#a", "", "other"), ("b.json#b", "", "paging")], D, [(L3, "paging")]
+            => vec!["b.json#b", "paging.json#a"];
+        ties_break_on_index_order:
+            [("b.json#1", "", "x"), ("a.json#1", "", "x")], D, [(L3, "x")]
+            => vec!["b.json#1", "a.json#1"];
+    }
+
+    #[test]
+    fn explain_reports_level_field_and_parts() {
+        let idx = index(&[("a.json#x", "Locks / 楽観的ロック", "version")]);
+        let mut query = Query::default();
+        query.push("楽観ロック", L3, 1.0);
+        query.push("Version", L2, 1.0);
+        let outcome = Matcher::new(&idx).search(&query, D, 10, None);
+        let matched: Vec<(String, &str, &str, Option<Vec<String>>)> = outcome.hits[0]
+            .matched
+            .iter()
+            .map(|m| {
+                (
+                    m.keyword.clone(),
+                    m.level.as_str(),
+                    m.field.as_str(),
+                    m.partial.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            matched,
+            vec![
+                (
+                    "楽観ロック".into(),
+                    "l3",
+                    "title",
+                    Some(vec!["楽観".into(), "ロック".into()])
+                ),
+                ("Version".into(), "l2", "hints", None),
+            ]
+        );
+    }
+}
