@@ -306,11 +306,12 @@ pub fn load_index(path: &std::path::Path) -> Result<Index> {
 
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
     let cases = eval::load_cases(&args.eval)?;
+    let knowledge = args.knowledge.unwrap_or_else(|| config.knowledge.clone());
     let index = match &args.index {
         Some(path) => load_index(path)?,
         None => {
             let options = BuildOptions {
-                knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
+                knowledge: knowledge.clone(),
                 filter: config.filter.clone(),
                 include: config.include.clone(),
                 exclude: config.exclude.clone(),
@@ -319,7 +320,14 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             pipeline::build(&options)?.index
         }
     };
-    let runs = eval::evaluate(&index, &cases, &args.mode, &args.scoring, args.top)?;
+    let runs = eval::evaluate_with(
+        &index,
+        Some(&knowledge),
+        &cases,
+        &args.mode,
+        &args.scoring,
+        args.top,
+    )?;
     match args.format {
         EvalFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &runs).map_err(|e| stdio(e.into()))?;

@@ -2,14 +2,16 @@
 //!
 //! [`load_cases`] reads the JSON Lines format of `../shared/eval/*.jsonl`;
 //! [`evaluate`] runs each case in each applicable [`Mode`] with a given
-//! [`Method`] and returns a [`Report`] with per-query ranks and the
-//! aggregate metrics (defined in docs/accuracy.md).
+//! [`Method`] and returns [`Run`]s with per-query ranks and the aggregate
+//! metrics (defined in docs/accuracy.md). [`evaluate_with`] also takes the
+//! knowledge directory, which the BM25 reference method ([`Method::Bm25`]) needs.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bm25::Bm25Index;
 use crate::error::{Error, Result};
 use crate::matcher::query::LevelledKeywords;
 use crate::matcher::{Level, Matcher, Query, Scoring};
@@ -73,6 +75,8 @@ pub enum Method {
     Default,
     /// The design's seed rule.
     Seed,
+    /// Reference: plain BM25 over title + hints + section text (needs the knowledge directory).
+    Bm25,
 }
 
 /// Reads an eval file (JSON Lines; blank lines skipped).
@@ -168,6 +172,8 @@ pub struct Run {
 }
 
 /// Runs every case in every mode it supports, with every method, returning results at most `top` deep.
+///
+/// [`Method::Bm25`] needs the section text: use [`evaluate_with`].
 pub fn evaluate(
     index: &Index,
     cases: &[Case],
@@ -175,7 +181,28 @@ pub fn evaluate(
     methods: &[Method],
     top: usize,
 ) -> Result<Vec<Run>> {
+    evaluate_with(index, None, cases, modes, methods, top)
+}
+
+/// [`evaluate`], with the knowledge directory `index` was built from (required
+/// for [`Method::Bm25`], which indexes the section text once, up front).
+pub fn evaluate_with(
+    index: &Index,
+    knowledge: Option<&Path>,
+    cases: &[Case],
+    modes: &[Mode],
+    methods: &[Method],
+    top: usize,
+) -> Result<Vec<Run>> {
     let matcher = Matcher::new(index);
+    let bm25 = if methods.contains(&Method::Bm25) {
+        let dir = knowledge.ok_or_else(|| {
+            Error::Usage("--scoring bm25 needs the knowledge directory (section text)".into())
+        })?;
+        Some(Bm25Index::build(index, dir)?)
+    } else {
+        None
+    };
     let mut runs = Vec::new();
     for &mode in modes {
         let mut queries = Vec::new();
@@ -188,18 +215,32 @@ pub fn evaluate(
             continue;
         }
         for &method in methods {
-            let scoring = match method {
-                Method::Default => Scoring::Default,
-                Method::Seed => Scoring::Seed,
-            };
             let mut results = Vec::new();
             for (case, query) in &queries {
-                let outcome = matcher.search(query, scoring, top, None);
-                let position: HashMap<&str, usize> = outcome
-                    .hits
+                let rows: Vec<usize> = match (method, &bm25) {
+                    (Method::Default, _) => matcher
+                        .search(query, Scoring::Default, top, None)
+                        .hits
+                        .iter()
+                        .map(|h| h.row)
+                        .collect(),
+                    (Method::Seed, _) => matcher
+                        .search(query, Scoring::Seed, top, None)
+                        .hits
+                        .iter()
+                        .map(|h| h.row)
+                        .collect(),
+                    (Method::Bm25, Some(bm25)) => bm25
+                        .search(query, top)?
+                        .into_iter()
+                        .map(|(row, _)| row)
+                        .collect(),
+                    (Method::Bm25, None) => unreachable!("built above when requested"),
+                };
+                let position: HashMap<&str, usize> = rows
                     .iter()
                     .enumerate()
-                    .map(|(i, h)| (index.entries[h.row].reference.as_str(), i + 1))
+                    .map(|(i, &row)| (index.entries[row].reference.as_str(), i + 1))
                     .collect();
                 let ranks = case
                     .expected
@@ -216,7 +257,7 @@ pub fn evaluate(
                     .collect();
                 results.push(CaseResult {
                     id: case.id.clone(),
-                    returned: outcome.hits.len(),
+                    returned: rows.len(),
                     ranks,
                 });
             }

@@ -1,4 +1,5 @@
 //! kbidx: a section index and keyword search for JSON knowledge bases.
+pub mod bm25;
 pub mod cli;
 pub mod config;
 pub mod content;
