@@ -25,12 +25,14 @@ fn repo() -> &'static Path {
 ///
 /// The target for every mode is Recall@30 ≥ 0.9 and MRR ≥ 0.6; each floor sits
 /// a little under the value measured when it was set. Question mode is below
-/// the recall target (measured 0.8750, MRR 0.6118), so its recall floor guards
-/// the current level until the ranking reaches 0.9.
+/// the recall target (measured 0.8472, MRR 0.6097), so its recall floor guards
+/// the current level until the ranking reaches 0.9. (It was 0.8750 before
+/// near-zero contributions such as `json` in every path were dropped: one
+/// expected section had been "found" at rank 29 on those alone.)
 const FLOORS: [(Mode, f64, f64); 3] = [
     (Mode::Keywords, 0.95, 0.95),
     (Mode::Terms, 0.95, 0.88),
-    (Mode::Question, 0.85, 0.6),
+    (Mode::Question, 0.84, 0.6),
 ];
 
 #[test]

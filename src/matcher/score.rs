@@ -176,7 +176,9 @@ pub(super) fn seed_scoring(
 /// `idf(k) = ln(1 + (N − df + 0.5) / (df + 0.5))` over the N rows, a row gains
 /// `L · idf(k) · F`, where `F` is the best matching field's weight (hints 1.0,
 /// title 0.9, path 0.7) plus 0.2 for each further field it matched in. Latin
-/// keywords match only at word boundaries (`per` does not hit `property`).
+/// keywords match only at word boundaries (`per` does not hit `property`); one
+/// of 4+ letters that only starts a word (`rest` in `restful`) earns half
+/// credit. Contributions under 0.01 points are dropped.
 /// A Japanese keyword that does not occur as a whole earns partial credit
 /// from its lindera parts: `L · 0.6 · (m/n) · mean idf(matched parts) · F`
 /// for m of n parts (楽観ロック vs 楽観的ロック).
@@ -234,13 +236,16 @@ pub(super) fn default_scoring(
         for (f, text) in row.iter().enumerate() {
             for m in automaton.find_overlapping_iter(text.as_ref()) {
                 let p = m.pattern().as_usize();
-                if !at_word_boundaries(text, m.start(), m.end()) {
-                    continue;
-                }
+                let bit = match boundary(text, m.start(), m.end()) {
+                    Boundary::Word => 1 << f,
+                    // A word prefix (rest → restful) counts in the field's upper bit.
+                    Boundary::Prefix if m.end() - m.start() >= PREFIX_MIN => 1 << (f + FIELDS),
+                    _ => continue,
+                };
                 if scratch[p] == 0 {
                     touched.push(p);
                 }
-                scratch[p] |= 1 << f;
+                scratch[p] |= bit;
             }
         }
         let mut row_masks = Vec::with_capacity(touched.len());
@@ -280,10 +285,18 @@ pub(super) fn default_scoring(
         let mut matched = Vec::new();
         for (k, whole, parts) in &plans {
             let lw = level_weight(k.level) * k.weight;
-            let mask = mask_of(*whole);
+            let full = mask_of(*whole);
+            let (mask, credit) = if full & FULL != 0 {
+                (full & FULL, 1.0)
+            } else {
+                (full >> FIELDS, PREFIX_CREDIT)
+            };
             if mask != 0 {
                 let (field, f) = field_score(mask);
-                let points = lw * idf(*whole) * f;
+                let points = lw * idf(*whole) * f * credit;
+                if points < MIN_POINTS {
+                    continue;
+                }
                 score += points;
                 matched.push(Match {
                     keyword: k.text.clone(),
@@ -293,17 +306,24 @@ pub(super) fn default_scoring(
                     partial: None,
                 });
             } else if !parts.is_empty() {
-                let hit_parts: Vec<&(String, usize)> =
-                    parts.iter().filter(|(_, p)| mask_of(*p) != 0).collect();
+                let hit_parts: Vec<&(String, usize)> = parts
+                    .iter()
+                    .filter(|(_, p)| mask_of(*p) & FULL != 0)
+                    .collect();
                 if hit_parts.is_empty() {
                     continue;
                 }
-                let union = hit_parts.iter().fold(0u8, |acc, (_, p)| acc | mask_of(*p));
+                let union = hit_parts
+                    .iter()
+                    .fold(0u8, |acc, (_, p)| acc | (mask_of(*p) & FULL));
                 let (field, f) = field_score(union);
                 let mean_idf =
                     hit_parts.iter().map(|(_, p)| idf(*p)).sum::<f64>() / hit_parts.len() as f64;
                 let frac = hit_parts.len() as f64 / parts.len() as f64;
                 let points = lw * 0.6 * frac * mean_idf * f;
+                if points < MIN_POINTS {
+                    continue;
+                }
                 score += points;
                 let names = hit_parts.iter().map(|(s, _)| s.clone()).collect();
                 matched.push(Match {
@@ -343,14 +363,45 @@ fn field_score(mask: u8) -> (Field, f64) {
     )
 }
 
-/// Whether a match at `start..end` of `text` sits on word boundaries, for the
-/// ends that are ASCII alphanumeric (Japanese ends always count as boundaries).
-fn at_word_boundaries(text: &str, start: usize, end: usize) -> bool {
+/// Contributions below this are dropped: a keyword found in (nearly) every row,
+/// such as `json` in every path, says nothing about any of them.
+const MIN_POINTS: f64 = 0.01;
+
+/// Mask bits of whole-word matches (the bits above are word-prefix matches).
+const FULL: u8 = (1 << FIELDS) - 1;
+/// Shortest Latin keyword (in bytes) that may match as a word prefix.
+const PREFIX_MIN: usize = 4;
+/// Credit of a word-prefix match relative to a whole-word match.
+const PREFIX_CREDIT: f64 = 0.5;
+
+/// How a match sits in its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Boundary {
+    /// On word boundaries at its ASCII-alphanumeric ends (Japanese ends always are).
+    Word,
+    /// Starts a word but the word goes on (`rest` in `restful`).
+    Prefix,
+    /// Inside a word.
+    Inside,
+}
+
+fn boundary(text: &str, start: usize, end: usize) -> Boundary {
     let bytes = text.as_bytes();
     let alnum = |b: u8| b.is_ascii_alphanumeric();
     let left_ok = !alnum(bytes[start]) || start == 0 || !alnum(bytes[start - 1]);
     let right_ok = !alnum(bytes[end - 1]) || end == bytes.len() || !alnum(bytes[end]);
-    left_ok && right_ok
+    match (left_ok, right_ok) {
+        (true, true) => Boundary::Word,
+        (true, false) => Boundary::Prefix,
+        _ => Boundary::Inside,
+    }
+}
+
+/// Whether a match at `start..end` of `text` sits on word boundaries, for the
+/// ends that are ASCII alphanumeric (Japanese ends always count as boundaries).
+#[cfg(test)]
+fn at_word_boundaries(text: &str, start: usize, end: usize) -> bool {
+    boundary(text, start, end) == Boundary::Word
 }
 
 /// Sorts (score desc, then row asc), fills normalised scores, cuts to `top`.
