@@ -97,6 +97,9 @@ function runJq(program, relative, file) {
         if (line === '') continue;
         const value = JSON.parse(line);
         if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'warning' in value) continue;
+        // kbidx joins an array of hints with single spaces (see src/extract.jq).
+        if (value !== null && typeof value === 'object' && Array.isArray(value.hints)) value.hints = value.hints.join(' ');
+        if (value !== null && typeof value === 'object' && value.hints === null) value.hints = '';
         records.push(value);
       }
       resolve(records);

@@ -285,6 +285,11 @@ impl SearchOptions {
 
 /// Loads the index file at `path`.
 pub fn load_index(path: &std::path::Path) -> Result<Index> {
+    toon::decode(path, &read_index(path)?)
+}
+
+/// Reads the index file at `path` as text (UTF-8 checked).
+pub fn read_index(path: &std::path::Path) -> Result<String> {
     let text = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
             let valid = e.utf8_error().valid_up_to();
@@ -301,7 +306,7 @@ pub fn load_index(path: &std::path::Path) -> Result<Index> {
         }
         Err(e) => return Err(Error::io(path, "cannot read index", e)),
     };
-    toon::decode(path, &text)
+    Ok(text)
 }
 
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
@@ -341,15 +346,15 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
 }
 
 fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
-    let index = load_index(&options.index)?;
-    let matcher = Matcher::new(&index);
+    let text = read_index(&options.index)?;
+    let matcher = Matcher::from_rows(toon::decode_rows(&options.index, &text)?);
     let outcome = matcher.search(
         &options.query,
         options.scoring,
         options.top,
         options.min_score,
     );
-    let mut report = Report::new(&index, &options.query, options.scoring, &outcome);
+    let mut report = Report::new(matcher.entries(), &options.query, options.scoring, &outcome);
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
         report.attach_content(|r| library.section(r), options.max_chars)?;

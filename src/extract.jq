@@ -3,7 +3,8 @@
 # Input: one knowledge file (a JSON document). `$path` is the file's path
 # relative to the knowledge directory, with `/` separators.
 # Output: a stream of section records
-#   {reference: "<path>#<section id>", title: "...", hints: "hint hint ..."}
+#   {reference: "<path>#<section id>", title: "...", hints: ["hint", ...]}
+# (`hints` may also be one string; kbidx joins an array with single spaces)
 # and, optionally, {warning: "..."} objects that kbidx reports
 # (and turns into errors with --strict).
 #
@@ -11,8 +12,8 @@
 #   1. index[] with hints, sections as an object (nabledge-6-small / -large,
 #      and kbidx's own knowledge/): one record per index entry, in index
 #      order; title = "<file title> / <entry title>" (just one of them when
-#      the other is missing or equal); hints = the entry's hints joined by
-#      single spaces. A section with no index entry
+#      the other is missing or equal); hints = the entry's hints (joined by
+#      single spaces in the index). A section with no index entry
 #      is reported as a warning.
 #   2. sections[] as an array of {id, title, ...} and no index
 #      (nabledge-6-fulltext): one record per section; title = "<file title> /
@@ -24,9 +25,10 @@
 def kind: if type == "array" then "an array" elif type == "object" then "an object"
   elif type == "null" then "null" else "a \(type)" end;
 
-# `.` must be a string; `$what` names the field in the error message.
-def str($what):
-  if type == "string" then . else error("\($what) must be a string, found \(kind)") end;
+# `.` must be a string; `what` names the field in the error message. `what`
+# is a filter argument, so the message is only built when there is an error.
+def str(what):
+  if type == "string" then . else error("\(what) must be a string, found \(kind)") end;
 
 # "<file title> / <section title>", or whichever of the two exists, so that a
 # row read on its own says what it is about (a section titled 制約 is not).
@@ -35,32 +37,35 @@ def full_title($file; $section):
   elif $file == "" then $section
   else "\($file) / \($section)" end;
 
-def hint_list($what):
-  if type == "array" then
-    [.[] | str("\($what)[]")] | join(" ")
-  elif type == "null" then ""
-  else error("\($what) must be an array of strings, found \(kind)") end;
+# The hints array, as is: kbidx joins it with single spaces and reports a
+# non-string item (checking each item here would triple the build time).
+def hint_list(what):
+  if type == "array" then .
+  elif type == "null" then []
+  else error("\(what) must be an array of strings, found \(kind)") end;
 
 (.title // "" | str("title")) as $file_title
 | if has("index") then
     if (.index | type) != "array" then error("index must be an array, found \(.index | kind)") else . end
     | (.sections // {}) as $sections
-    | ([.index[] | .id] ) as $ids
-    | (.index | to_entries[] | .key as $i | .value
+    | (.index | length) as $n
+    | (range(0; $n) as $i | .index[$i]
         | (.id | str("index[\($i)].id")) as $id
         | { reference: "\($path)#\($id)",
             title: full_title($file_title; .title // "" | str("index[\($i)].title")),
             hints: (.hints | hint_list("index[\($i)].hints")) }),
       (if ($sections | type) == "object" then
-         $sections | keys_unsorted[] | select(. as $k | $ids | index([$k]) | not)
+         (reduce .index[].id as $id ({}; .[$id] = true)) as $has
+         | $sections | keys_unsorted[] | select($has[.] | not)
          | {warning: "section \"\(.)\" has no index entry"}
        else empty end),
-      (.index[] | .id as $id
-        | select(($sections | type) == "object" and ($sections | has($id) | not))
-        | {warning: "index entry \"\($id)\" has no section"})
+      (if ($sections | type) == "object" then
+         .index[] | .id as $id | select($sections | has($id) | not)
+         | {warning: "index entry \"\($id)\" has no section"}
+       else empty end)
   elif (.sections | type) == "array" then
-    .sections | to_entries[] | .key as $i | .value
+    .sections | range(0; length) as $i | .[$i]
     | { reference: "\($path)#\(.id | str("sections[\($i)].id"))",
         title: full_title($file_title; .title // "" | str("sections[\($i)].title")),
-        hints: "" }
+        hints: [] }
   else empty end

@@ -4,6 +4,8 @@
 //! owns the invariants (unique references, file order then program order)
 //! but not the encoding, which lives in `toon`.
 
+use std::borrow::Cow;
+
 /// One section row of the index.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Entry {
@@ -24,6 +26,48 @@ impl Entry {
     /// The section id part of the reference.
     pub fn section(&self) -> &str {
         split_reference(&self.reference).1
+    }
+}
+
+/// An index row whose cells may borrow from the index text (see `toon::decode_rows`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EntryRef<'a> {
+    /// `<path>#<section id>`.
+    pub reference: Cow<'a, str>,
+    /// The title.
+    pub title: Cow<'a, str>,
+    /// The hints.
+    pub hints: Cow<'a, str>,
+}
+
+impl EntryRef<'_> {
+    /// An owned [`Entry`].
+    pub fn into_owned(self) -> Entry {
+        Entry {
+            reference: self.reference.into_owned(),
+            title: self.title.into_owned(),
+            hints: self.hints.into_owned(),
+        }
+    }
+
+    /// The file part of the reference.
+    pub fn file(&self) -> &str {
+        split_reference(&self.reference).0
+    }
+
+    /// The section id part of the reference.
+    pub fn section(&self) -> &str {
+        split_reference(&self.reference).1
+    }
+}
+
+impl<'a> From<&'a Entry> for EntryRef<'a> {
+    fn from(e: &'a Entry) -> Self {
+        Self {
+            reference: Cow::Borrowed(&e.reference),
+            title: Cow::Borrowed(&e.title),
+            hints: Cow::Borrowed(&e.hints),
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::matcher::{Level, Outcome, Query, Scoring};
-use crate::model::Index;
+use crate::model::EntryRef;
 use crate::toon::quote;
 
 /// Output format of `kbidx search`.
@@ -99,8 +99,13 @@ pub struct MatchedRow {
 }
 
 impl Report {
-    /// Builds the report for `outcome` of `query` over `index`.
-    pub fn new(index: &Index, query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
+    /// Builds the report for `outcome` of `query` over `entries` (the matcher's rows).
+    pub fn new(
+        entries: &[EntryRef<'_>],
+        query: &Query,
+        scoring: Scoring,
+        outcome: &Outcome,
+    ) -> Self {
         let mut keywords = KeywordLists::default();
         for k in &query.keywords {
             let list = match k.level {
@@ -116,13 +121,13 @@ impl Report {
             .iter()
             .enumerate()
             .map(|(i, hit)| {
-                let entry = &index.entries[hit.row];
+                let entry = &entries[hit.row];
                 ResultRow {
                     rank: i + 1,
-                    reference: entry.reference.clone(),
+                    reference: entry.reference.to_string(),
                     file: entry.file().to_owned(),
                     section: entry.section().to_owned(),
-                    title: entry.title.clone(),
+                    title: entry.title.to_string(),
                     score: round(hit.score),
                     normalized_score: round(hit.normalized),
                     matched: hit

@@ -45,14 +45,19 @@ pub struct Built {
 
 /// Builds the index from `options.knowledge` without touching the disk.
 pub fn build(options: &BuildOptions) -> Result<Built> {
-    let extractor = match &options.filter {
+    let program = match &options.filter {
         Some(path) => {
             let code = std::fs::read_to_string(path)
                 .map_err(|e| Error::io(path, "cannot read filter", e))?;
-            Extractor::new(&code, path)?
+            (code, path.clone())
         }
-        None => Extractor::builtin()?,
+        None => (
+            crate::extract::DEFAULT_PROGRAM.to_owned(),
+            PathBuf::from(crate::extract::DEFAULT_PROGRAM_PATH),
+        ),
     };
+    // Compile once up front so that a bad program fails before any file is read.
+    Extractor::new(&program.0, &program.1)?;
     let found = knowledge::discover(&options.knowledge, &options.include, &options.exclude)?;
     if found.files.is_empty() {
         return Err(Error::data(
@@ -63,12 +68,12 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
             ),
         ));
     }
+    let extracted = extract_all(&found.files, &program.0, &program.1)?;
     let mut warnings = found.warnings;
     let mut index = Index::default();
     let mut origin: HashMap<String, usize> = HashMap::new();
-    for (file_no, file) in found.files.iter().enumerate() {
-        let doc = knowledge::read_json(&file.path)?;
-        for record in extractor.run(&file.relative, &file.path, doc)? {
+    for (file_no, (file, records)) in found.files.iter().zip(extracted).enumerate() {
+        for record in records? {
             match record {
                 Record::Warning(message) => {
                     if options.strict {
@@ -100,6 +105,55 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
         text,
         files: found.files.len(),
         warnings,
+    })
+}
+
+/// Reads and extracts every file, in parallel over contiguous chunks (one
+/// compiled program per thread: jaq values are not `Send`). Returns one
+/// result per file, in file order; a chunk stops at its first error, and the
+/// caller stops at the first error in file order, so errors are the same as
+/// a sequential run's.
+fn extract_all(
+    files: &[knowledge::KnowledgeFile],
+    code: &str,
+    program: &Path,
+) -> Result<Vec<Result<Vec<Record>>>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .clamp(1, 8)
+        .min(files.len().div_ceil(16))
+        .max(1);
+    let chunk = files.len().div_ceil(threads);
+    let work = |files: &[knowledge::KnowledgeFile]| -> Result<Vec<Result<Vec<Record>>>> {
+        let extractor = Extractor::new(code, program)?;
+        let mut out = Vec::with_capacity(files.len());
+        for file in files {
+            let records = knowledge::read_json(&file.path)
+                .and_then(|doc| extractor.run(&file.relative, &file.path, doc));
+            let failed = records.is_err();
+            out.push(records);
+            if failed {
+                break;
+            }
+        }
+        Ok(out)
+    };
+    if threads == 1 {
+        return work(files);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || work(part)))
+            .collect();
+        let mut all = Vec::with_capacity(files.len());
+        for handle in handles {
+            let part = handle.join().map_err(|_| {
+                Error::Usage("internal error: an extraction thread panicked".into())
+            })??;
+            all.extend(part);
+        }
+        Ok(all)
     })
 }
 

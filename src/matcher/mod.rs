@@ -17,22 +17,48 @@ pub use score::{Field, Hit, Match, Outcome, Scoring};
 
 use std::borrow::Cow;
 
-use crate::model::Index;
+use crate::model::{EntryRef, Index};
 use normalize::{is_folded, normalize};
 
-/// `text` normalised, borrowed when only ASCII case differs (matched case-insensitively).
-fn fold(text: &str) -> Cow<'_, str> {
-    if is_folded(text) {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(normalize(text))
+/// A cell normalised; borrowed from the index text when only ASCII case
+/// differs (the automaton matches ASCII case-insensitively).
+fn fold<'a>(cell: &Cow<'a, str>) -> Cow<'a, str> {
+    match cell {
+        Cow::Borrowed(s) if is_folded(s) => Cow::Borrowed(s),
+        other => Cow::Owned(normalize(other)),
+    }
+}
+
+/// Splits a title written as "file title / section title" (see `src/extract.jq`).
+fn split_title<'a>(title: &Cow<'a, str>) -> (Cow<'a, str>, Cow<'a, str>) {
+    fn split(s: &str) -> Option<(&str, &str)> {
+        let bytes = s.as_bytes();
+        let mut from = 0;
+        while let Some(i) = s[from..].find('/') {
+            let at = from + i;
+            if at > 0 && bytes[at - 1] == b' ' && bytes.get(at + 1) == Some(&b' ') {
+                return Some((&s[..at - 1], &s[at + 2..]));
+            }
+            from = at + 1;
+        }
+        None
+    }
+    match title {
+        Cow::Borrowed(s) => match split(s) {
+            Some((file, section)) => (Cow::Borrowed(file), Cow::Borrowed(section)),
+            None => (Cow::Borrowed(""), Cow::Borrowed(s)),
+        },
+        Cow::Owned(s) => match split(s) {
+            Some((file, section)) => (Cow::Owned(file.to_owned()), Cow::Owned(section.to_owned())),
+            None => (Cow::Borrowed(""), Cow::Owned(s.clone())),
+        },
     }
 }
 
 /// An index prepared for searching: each row's fields, normalised.
 #[derive(Debug)]
 pub struct Matcher<'a> {
-    index: &'a Index,
+    entries: Vec<EntryRef<'a>>,
     rows: Vec<[Cow<'a, str>; score::FIELDS]>,
 }
 
@@ -40,26 +66,29 @@ impl<'a> Matcher<'a> {
     /// Prepares `index`: normalises title, hints and reference of every row
     /// (a title `A / B` is split into the file title `A` and the section title `B`).
     pub fn new(index: &'a Index) -> Self {
-        let rows = index
-            .entries
+        Self::from_rows(index.entries.iter().map(EntryRef::from).collect())
+    }
+
+    /// Prepares rows decoded without copying (`toon::decode_rows`).
+    pub fn from_rows(entries: Vec<EntryRef<'a>>) -> Self {
+        let rows = entries
             .iter()
             .map(|e| {
-                // Titles written by the default program read "file title / section title".
-                let (file_title, title) = e.title.split_once(" / ").unwrap_or(("", &e.title));
+                let (file_title, title) = split_title(&e.title);
                 [
-                    fold(title),
+                    fold(&title),
                     fold(&e.hints),
                     fold(&e.reference),
-                    fold(file_title),
+                    fold(&file_title),
                 ]
             })
             .collect();
-        Self { index, rows }
+        Self { entries, rows }
     }
 
-    /// The index being searched.
-    pub fn index(&self) -> &'a Index {
-        self.index
+    /// The rows being searched, in index order (what [`Hit::row`] points into).
+    pub fn entries(&self) -> &[EntryRef<'a>] {
+        &self.entries
     }
 
     /// Scores every row against `query`; returns the best `top` hits scoring at least `min_score`.
@@ -72,7 +101,7 @@ impl<'a> Matcher<'a> {
     ) -> Outcome {
         match scoring {
             Scoring::Default => score::default_scoring(&self.rows, query, top, min_score),
-            Scoring::Seed => score::seed_scoring(self.index, query, top, min_score),
+            Scoring::Seed => score::seed_scoring(&self.entries, query, top, min_score),
         }
     }
 }

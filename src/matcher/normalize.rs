@@ -24,25 +24,47 @@ pub fn normalize(text: &str) -> String {
 /// ASCII-case-insensitive automaton, which saves normalising every index row
 /// on every search. A cheap, conservative check: `false` only means "normalise".
 pub fn is_folded(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    if bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
+    let b = text.as_bytes();
+    if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
         return false;
     }
+    // Byte-level scan (this runs over every index row on every search).
+    // `text` is valid UTF-8, so a lead byte 0xE3..=0xE9 starts a 3-byte sequence.
+    let mut i = 0;
     let mut prev_space = false;
-    for c in text.chars() {
-        let ok = match c {
-            ' ' => !prev_space,
-            '!'..='~' => true,
-            '\u{3001}'..='\u{3003}' | '\u{3005}'..='\u{3007}' | '\u{3008}'..='\u{3011}' => true,
-            '\u{3041}'..='\u{3096}' | '\u{309d}' | '\u{309e}' => true,
-            '\u{30a1}'..='\u{30fa}' | '\u{30fc}'..='\u{30fe}' | '\u{30fb}' => true,
-            '\u{4e00}'..='\u{9fff}' => true,
-            _ => false,
-        };
-        if !ok {
-            return false;
+    while i < b.len() {
+        let x = b[i];
+        if x < 0x80 {
+            if x == b' ' {
+                if prev_space {
+                    return false;
+                }
+                prev_space = true;
+            } else if x < 0x21 || x == 0x7f {
+                return false;
+            } else {
+                prev_space = false;
+            }
+            i += 1;
+            continue;
         }
-        prev_space = c == ' ';
+        prev_space = false;
+        match x {
+            // U+4000..=U+9FFF: CJK ideographs (and Ext. A tail), NFKC-stable, caseless.
+            0xE4..=0xE9 => i += 3,
+            0xE3 => {
+                let cp =
+                    ((u32::from(b[i + 1]) & 0x3f) << 6) | (u32::from(b[i + 2]) & 0x3f) | 0x3000;
+                let ok = matches!(cp,
+                    0x3001..=0x3003 | 0x3005..=0x3011 | 0x3041..=0x3096 | 0x309d..=0x309e
+                    | 0x30a1..=0x30fe | 0x3400..=0x3fff);
+                if !ok {
+                    return false;
+                }
+                i += 3;
+            }
+            _ => return false,
+        }
     }
     true
 }

@@ -13,7 +13,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::query::{Level, Query};
 use super::tokenize;
-use crate::model::Index;
+use crate::model::EntryRef;
 
 /// Which scoring method to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -114,7 +114,7 @@ pub struct Outcome {
 
 /// The seed rule: see module docs.
 pub(super) fn seed_scoring(
-    index: &Index,
+    entries: &[EntryRef<'_>],
     query: &Query,
     top: usize,
     min_score: Option<f64>,
@@ -126,7 +126,7 @@ pub(super) fn seed_scoring(
         .collect();
     let min = min_score.unwrap_or(2.0);
     let mut hits = Vec::new();
-    for (row, entry) in index.entries.iter().enumerate() {
+    for (row, entry) in entries.iter().enumerate() {
         let text = format!("{} {}", entry.reference, entry.hints).to_lowercase();
         let mut score = 0.0;
         let mut matched = Vec::new();

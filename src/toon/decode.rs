@@ -6,10 +6,22 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::model::{Entry, Index};
+use std::borrow::Cow;
+
+use crate::model::{EntryRef, Index};
 
 /// Decodes `text`, the contents of the index file `path`.
 pub fn decode(path: &Path, text: &str) -> Result<Index> {
+    let entries = decode_rows(path, text)?
+        .into_iter()
+        .map(EntryRef::into_owned)
+        .collect();
+    Ok(Index { entries })
+}
+
+/// Decodes `text` without copying: cells borrow from `text` unless they
+/// contain escapes. This is what `kbidx search` uses (no allocation per cell).
+pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> {
     let err = |line: usize, col_byte: usize, line_text: &str, message: String| {
         let column = line_text[..col_byte.min(line_text.len())].chars().count() + 1;
         Error::Syntax {
@@ -54,7 +66,8 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
     };
     let title_col = pick("title");
 
-    let mut entries = Vec::with_capacity(declared);
+    let mut entries = Vec::with_capacity(declared.min(1 << 20));
+    let mut cells: Vec<Cow<'a, str>> = Vec::with_capacity(columns.len());
     let mut blank_inside: Option<usize> = None;
     for (no, line) in lines {
         if line.trim().is_empty() {
@@ -82,7 +95,8 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
                 "expected a row indented by 2 spaces".into(),
             ));
         }
-        let cells = split_row(row, delimiter).map_err(|(at, m)| err(no, at + 2, line, m))?;
+        cells.clear();
+        split_row(row, delimiter, &mut cells).map_err(|(at, m)| err(no, at + 2, line, m))?;
         if cells.len() != columns.len() {
             return Err(err(
                 no,
@@ -103,9 +117,8 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
                 format!("more rows than the {declared} the header declares"),
             ));
         }
-        let mut cells = cells.into_iter().map(Some).collect::<Vec<_>>();
-        let mut take = |i: usize| cells[i].take().unwrap_or_default();
-        let entry = Entry {
+        let mut take = |i: usize| std::mem::take(&mut cells[i]);
+        let entry = EntryRef {
             reference: take(reference_col),
             title: title_col.map(&mut take).unwrap_or_default(),
             hints: take(hints_col),
@@ -123,7 +136,7 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
             ),
         ));
     }
-    Ok(Index { entries })
+    Ok(entries)
 }
 
 fn expected_header() -> String {
@@ -167,7 +180,9 @@ fn parse_header(line: &str) -> std::result::Result<(usize, char, Vec<String>), P
             "unexpected content after the header".into(),
         ));
     }
-    let fields = split_row(&rest[..end], delimiter).map_err(|(i, m)| (close + 2 + i, m))?;
+    let mut cells = Vec::new();
+    split_row(&rest[..end], delimiter, &mut cells).map_err(|(i, m)| (close + 2 + i, m))?;
+    let fields: Vec<String> = cells.into_iter().map(Cow::into_owned).collect();
     for (i, f) in fields.iter().enumerate() {
         if fields[..i].contains(f) {
             return Err((close + 2, format!("duplicate column `{f}`")));
@@ -176,9 +191,12 @@ fn parse_header(line: &str) -> std::result::Result<(usize, char, Vec<String>), P
     Ok((declared, delimiter, fields))
 }
 
-/// Splits one row into decoded cells on unquoted `delimiter`.
-fn split_row(row: &str, delimiter: char) -> std::result::Result<Vec<String>, ParseError> {
-    let mut cells = Vec::with_capacity(3);
+/// Splits one row into decoded cells on unquoted `delimiter`, appending them to `cells`.
+fn split_row<'a>(
+    row: &'a str,
+    delimiter: char,
+    cells: &mut Vec<Cow<'a, str>>,
+) -> std::result::Result<(), ParseError> {
     let mut rest = row;
     let mut offset = 0;
     loop {
@@ -202,7 +220,7 @@ fn split_row(row: &str, delimiter: char) -> std::result::Result<Vec<String>, Par
             offset += 1 + used + (after.len() - after_trim.len());
             rest = after_trim;
             match rest.chars().next() {
-                None => return Ok(cells),
+                None => return Ok(()),
                 Some(c) if c == delimiter => {
                     offset += c.len_utf8();
                     rest = &rest[c.len_utf8()..];
@@ -212,13 +230,13 @@ fn split_row(row: &str, delimiter: char) -> std::result::Result<Vec<String>, Par
         } else {
             match rest.find(delimiter) {
                 Some(i) => {
-                    cells.push(rest[..i].trim_end_matches(' ').to_owned());
+                    cells.push(Cow::Borrowed(rest[..i].trim_end_matches(' ')));
                     offset += i + delimiter.len_utf8();
                     rest = &rest[i + delimiter.len_utf8()..];
                 }
                 None => {
-                    cells.push(rest.trim_end_matches(' ').to_owned());
-                    return Ok(cells);
+                    cells.push(Cow::Borrowed(rest.trim_end_matches(' ')));
+                    return Ok(());
                 }
             }
         }
@@ -226,12 +244,18 @@ fn split_row(row: &str, delimiter: char) -> std::result::Result<Vec<String>, Par
 }
 
 /// Decodes a quoted string body (after the opening quote): (value, bytes used incl. closing quote).
-fn unquote(body: &str) -> std::result::Result<(String, usize), ParseError> {
+/// Borrows when the body has no escapes.
+fn unquote(body: &str) -> std::result::Result<(Cow<'_, str>, usize), ParseError> {
+    if let Some(end) = body.find(['"', '\\'])
+        && body.as_bytes()[end] == b'"'
+    {
+        return Ok((Cow::Borrowed(&body[..end]), end + 1));
+    }
     let mut out = String::new();
     let mut chars = body.char_indices();
     while let Some((i, c)) = chars.next() {
         match c {
-            '"' => return Ok((out, i + 1)),
+            '"' => return Ok((Cow::Owned(out), i + 1)),
             '\\' => match chars.next() {
                 Some((_, '\\')) => out.push('\\'),
                 Some((_, '"')) => out.push('"'),
