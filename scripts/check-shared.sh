@@ -79,7 +79,7 @@ for name in "${corpora[@]}"; do
 
   # 1. Row count: the header's N and the number of row lines must both be the expected count.
   header=$(head -n 1 "$out")
-  declared=$(sed -n '1s/^sections\[\([0-9]*\)\]{reference,title,hints}:$/\1/p' "$out")
+  declared=$(sed -n '1s/^sections\[\([0-9]*\)\]{reference,title,hints\(,terms\)\{0,1\}}:$/\1/p' "$out")
   rows=$(grep -c '^  ' "$out" || true)
   lines=$(wc -l < "$out")
   if [ "$declared" != "$want" ] || [ "$rows" != "$want" ] || [ "$lines" != "$((want + 1))" ]; then

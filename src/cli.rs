@@ -81,6 +81,9 @@ pub struct EvalArgs {
     /// Text format: print only the summary table.
     #[arg(long)]
     pub summary: bool,
+    /// Derived terms per section when building in memory (default from kbidx.toml, else 12).
+    #[arg(long, value_name = "N")]
+    pub terms: Option<usize>,
 }
 
 /// `kbidx eval --format`.
@@ -174,6 +177,9 @@ pub struct BuildArgs {
     /// Treat warnings (e.g. a section with no index entry) as errors.
     #[arg(long)]
     pub strict: bool,
+    /// Derived terms per section (0: no `terms` column; default from kbidx.toml, else 12).
+    #[arg(long, value_name = "N")]
+    pub terms: Option<usize>,
     /// Write nothing; exit 0 if the index is up to date, 1 with a diff if stale.
     #[arg(long)]
     pub check: bool,
@@ -321,6 +327,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 include: config.include.clone(),
                 exclude: config.exclude.clone(),
                 strict: false,
+                terms: args.terms.unwrap_or(config.terms),
             };
             pipeline::build(&options)?.index
         }
@@ -375,6 +382,7 @@ fn run_build(
         include: config.include.clone(),
         exclude: config.exclude.clone(),
         strict: args.strict,
+        terms: args.terms.unwrap_or(config.terms),
     };
     let target = args.out.unwrap_or_else(|| config.index.clone());
     let built = pipeline::build(&options)?;

@@ -13,6 +13,9 @@ use crate::error::{Error, Result};
 /// The default configuration file name, looked up in the current directory.
 pub const CONFIG_FILE: &str = "kbidx.toml";
 
+/// Derived terms per section unless configured otherwise.
+pub const DEFAULT_TERMS: usize = 12;
+
 /// Settings shared by `build`, `search`, `read` and `eval`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -26,6 +29,8 @@ pub struct Config {
     pub include: Vec<String>,
     /// Globs (relative to the knowledge directory) that exclude a file.
     pub exclude: Vec<String>,
+    /// Derived terms per section in the index's `terms` column (0: none; default 12).
+    pub terms: usize,
 }
 
 impl Default for Config {
@@ -36,6 +41,7 @@ impl Default for Config {
             filter: None,
             include: vec!["**/*.json".to_owned()],
             exclude: Vec::new(),
+            terms: DEFAULT_TERMS,
         }
     }
 }
@@ -49,6 +55,7 @@ struct RawConfig {
     filter: Option<PathBuf>,
     include: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
+    terms: Option<usize>,
 }
 
 impl Config {
@@ -84,6 +91,7 @@ impl Config {
             filter: raw.filter.map(rel),
             include: raw.include.unwrap_or(default.include),
             exclude: raw.exclude.unwrap_or(default.exclude),
+            terms: raw.terms.unwrap_or(default.terms),
         })
     }
 }

@@ -57,6 +57,37 @@ impl Library {
     }
 }
 
+/// A document's sections indexed by id, for many lookups in one file (a
+/// linear search per section would be quadratic in the file's size).
+#[derive(Debug)]
+pub struct Sections<'a> {
+    doc: &'a Value,
+    by_id: HashMap<&'a str, &'a Value>,
+}
+
+impl<'a> Sections<'a> {
+    /// Indexes `doc`'s `sections` array (an object needs no index).
+    pub fn new(doc: &'a Value) -> Self {
+        let mut by_id = HashMap::new();
+        if let Some(Value::Array(list)) = doc.get("sections") {
+            for s in list {
+                if let Some(id) = s.get("id").and_then(Value::as_str) {
+                    by_id.entry(id).or_insert(s);
+                }
+            }
+        }
+        Self { doc, by_id }
+    }
+
+    /// The text of section `id`, as [`section_text`] renders it.
+    pub fn text(&self, id: &str) -> Option<String> {
+        match self.doc.get("sections")? {
+            Value::Array(_) => self.by_id.get(id).map(|s| list_section_text(s)),
+            _ => section_text(self.doc, id),
+        }
+    }
+}
+
 /// Finds section `id` in a knowledge document and renders it as text.
 pub fn section_text(doc: &Value, id: &str) -> Option<String> {
     match doc.get("sections")? {
@@ -82,6 +113,17 @@ pub fn section_text(doc: &Value, id: &str) -> Option<String> {
             })
         }
         _ => None,
+    }
+}
+
+/// An array-style section `{id, title, content}` as text.
+fn list_section_text(s: &Value) -> String {
+    let title = s.get("title").and_then(Value::as_str).unwrap_or_default();
+    let content = s.get("content").map(render).unwrap_or_default();
+    if title.is_empty() {
+        content
+    } else {
+        format!("## {title}\n\n{content}")
     }
 }
 

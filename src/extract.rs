@@ -107,6 +107,8 @@ impl Extractor {
                     Val::TStr(s) => String::from_utf8_lossy(&s).into_owned(),
                     other => other.to_string(),
                 };
+                // jq errors can embed the whole offending value (a 1 MB document…).
+                let message = shorten(&message, 300);
                 Error::data(
                     path,
                     format!(
@@ -127,6 +129,14 @@ impl Extractor {
             })?);
         }
         Ok(records)
+    }
+}
+
+/// `s` cut to at most `max` characters, with an ellipsis when cut.
+fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}… ({} characters in all)", &s[..i], s.chars().count()),
+        None => s.to_owned(),
     }
 }
 
@@ -185,6 +195,7 @@ fn record(value: Val) -> std::result::Result<Record, String> {
         reference,
         title,
         hints,
+        terms: String::new(),
     }))
 }
 
@@ -244,6 +255,7 @@ mod tests {
             reference: reference.into(),
             title: title.into(),
             hints: hints.into(),
+            terms: String::new(),
         })
     }
 

@@ -11,6 +11,7 @@ pub mod matcher;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod terms;
 pub mod toon;
 
 pub use error::{Error, Result};

@@ -15,6 +15,9 @@ pub struct Entry {
     pub title: String,
     /// The section's hints joined by single spaces, in source order.
     pub hints: String,
+    /// Derived terms: distinctive words of the section's content (see `terms`);
+    /// empty when derivation is off.
+    pub terms: String,
 }
 
 impl Entry {
@@ -38,6 +41,8 @@ pub struct EntryRef<'a> {
     pub title: Cow<'a, str>,
     /// The hints.
     pub hints: Cow<'a, str>,
+    /// The derived terms.
+    pub terms: Cow<'a, str>,
 }
 
 impl EntryRef<'_> {
@@ -47,6 +52,7 @@ impl EntryRef<'_> {
             reference: self.reference.into_owned(),
             title: self.title.into_owned(),
             hints: self.hints.into_owned(),
+            terms: self.terms.into_owned(),
         }
     }
 
@@ -67,6 +73,7 @@ impl<'a> From<&'a Entry> for EntryRef<'a> {
             reference: Cow::Borrowed(&e.reference),
             title: Cow::Borrowed(&e.title),
             hints: Cow::Borrowed(&e.hints),
+            terms: Cow::Borrowed(&e.terms),
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct BuildOptions {
     pub exclude: Vec<String>,
     /// Turn warnings into errors.
     pub strict: bool,
+    /// Derived terms per section (0: no `terms` column). See `terms`.
+    pub terms: usize,
 }
 
 /// The result of a successful build.
@@ -68,12 +70,15 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
             ),
         ));
     }
-    let extracted = extract_all(&found.files, &program.0, &program.1)?;
+    let extracted = extract_all(&found.files, &program.0, &program.1, options.terms > 0)?;
+    let mut candidates: Vec<Vec<(String, u32)>> = Vec::new();
     let mut warnings = found.warnings;
     let mut index = Index::default();
     let mut origin: HashMap<String, usize> = HashMap::new();
-    for (file_no, (file, records)) in found.files.iter().zip(extracted).enumerate() {
-        for record in records? {
+    for (file_no, (file, extracted)) in found.files.iter().zip(extracted).enumerate() {
+        let (records, mut file_candidates) = extracted?;
+        file_candidates.reverse();
+        for record in records {
             match record {
                 Record::Warning(message) => {
                     if options.strict {
@@ -95,8 +100,20 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
                     }
                     origin.insert(entry.reference.clone(), file_no);
                     index.entries.push(entry);
+                    candidates.push(file_candidates.pop().unwrap_or_default());
                 }
             }
+        }
+    }
+    if options.terms > 0 {
+        let covered: Vec<String> = index
+            .entries
+            .iter()
+            .map(|e| crate::matcher::normalize::normalize(&format!("{} {}", e.title, e.hints)))
+            .collect();
+        let picked = crate::terms::select(&candidates, &covered, options.terms);
+        for (entry, terms) in index.entries.iter_mut().zip(picked) {
+            entry.terms = terms;
         }
     }
     let text = toon::encode(&index);
@@ -113,23 +130,27 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
 /// result per file, in file order; a chunk stops at its first error, and the
 /// caller stops at the first error in file order, so errors are the same as
 /// a sequential run's.
+/// Per file: its records, and the term candidates of each entry record (in order;
+/// empty unless `with_terms`).
+type Extracted = Result<(Vec<Record>, Vec<Vec<(String, u32)>>)>;
+
 fn extract_all(
     files: &[knowledge::KnowledgeFile],
     code: &str,
     program: &Path,
-) -> Result<Vec<Result<Vec<Record>>>> {
+    with_terms: bool,
+) -> Result<Vec<Extracted>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .clamp(1, 8)
         .min(files.len().div_ceil(16))
         .max(1);
     let chunk = files.len().div_ceil(threads);
-    let work = |files: &[knowledge::KnowledgeFile]| -> Result<Vec<Result<Vec<Record>>>> {
+    let work = |files: &[knowledge::KnowledgeFile]| -> Result<Vec<Extracted>> {
         let extractor = Extractor::new(code, program)?;
         let mut out = Vec::with_capacity(files.len());
         for file in files {
-            let records = knowledge::read_json(&file.path)
-                .and_then(|doc| extractor.run(&file.relative, &file.path, doc));
+            let records = extract_one(&extractor, file, with_terms);
             let failed = records.is_err();
             out.push(records);
             if failed {
@@ -157,8 +178,55 @@ fn extract_all(
     })
 }
 
+/// Reads, parses and extracts one file; with `with_terms`, also tokenises the
+/// content of each section the program emitted (looked up by section id).
+fn extract_one(
+    extractor: &Extractor,
+    file: &knowledge::KnowledgeFile,
+    with_terms: bool,
+) -> Extracted {
+    let bytes = std::fs::read(&file.path).map_err(|e| Error::io(&file.path, "cannot read", e))?;
+    let doc = knowledge::parse_json(&file.path, &bytes)?;
+    let records = extractor.run(&file.relative, &file.path, doc)?;
+    if !with_terms {
+        return Ok((records, Vec::new()));
+    }
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let value: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let sections = crate::content::Sections::new(&value);
+    let candidates = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Entry(e) => Some(
+                sections
+                    .text(crate::model::split_reference(&e.reference).1)
+                    .map(|text| crate::terms::candidates(&text))
+                    .unwrap_or_default(),
+            ),
+            Record::Warning(_) => None,
+        })
+        .collect();
+    Ok((records, candidates))
+}
+
 /// Writes `text` to `path` atomically: a temp file in the same directory, then rename.
 pub fn write(path: &Path, text: &str) -> Result<()> {
+    // Write through a symbolic link to its target, and never replace
+    // anything but a regular file (e.g. `--out /dev/null` is refused).
+    let resolved;
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(path)
+                .map_err(|e| Error::io(path, "cannot resolve link", e))?;
+            resolved.as_path()
+        }
+        _ => path,
+    };
+    if let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+    {
+        return Err(Error::data(path, "output exists and is not a regular file"));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -25,14 +25,13 @@ fn repo() -> &'static Path {
 ///
 /// The target for every mode is Recall@30 ≥ 0.9 and MRR ≥ 0.6; each floor sits
 /// a little under the value measured when it was set. Question mode is below
-/// the recall target (measured 0.8472, MRR 0.6097), so its recall floor guards
-/// the current level until the ranking reaches 0.9. (It was 0.8750 before
-/// near-zero contributions such as `json` in every path were dropped: one
-/// expected section had been "found" at rank 29 on those alone.)
+/// the recall target (measured 0.8750, MRR 0.5951 with derived terms on; the
+/// terms column lifts fulltext recall a lot and costs this suite a little MRR),
+/// so its floors guard the current level until the ranking reaches the targets.
 const FLOORS: [(Mode, f64, f64); 3] = [
     (Mode::Keywords, 0.95, 0.95),
     (Mode::Terms, 0.95, 0.88),
-    (Mode::Question, 0.84, 0.6),
+    (Mode::Question, 0.85, 0.58),
 ];
 
 #[test]
@@ -50,6 +49,7 @@ fn kbidx_knowledge_accuracy() {
         include: config.include,
         exclude: config.exclude,
         strict: false,
+        terms: config.terms,
     };
     let index = pipeline::build(&options).unwrap().index;
     let cases = eval::load_cases(&repo().join("tests/fixtures/queries.jsonl")).unwrap();

@@ -210,6 +210,7 @@ fn build_writes_the_fixture_index() {
         include: vec!["**/*.json".to_owned()],
         exclude: Vec::new(),
         strict: true,
+        terms: kbidx::config::DEFAULT_TERMS,
     };
     assert_eq!(index, kbidx::pipeline::build(&options).unwrap().index);
     // … and the cells TOON must quote come back as the strings the knowledge holds.
@@ -434,7 +435,7 @@ fn build_orphan_section_warns_and_strict_fails() {
     let lenient = sandbox.run(&["build"]);
     assert_eq!(lenient.code, 0, "{}", lenient.transcript());
     let text = String::from_utf8(sandbox.read("index/index.toon")).unwrap();
-    assert!(text.contains("guide/orphan.json#a,孤立,h\n"), "{text}");
+    assert!(text.contains("guide/orphan.json#a,孤立,h,\"\"\n"), "{text}");
     insta::assert_snapshot!("build__orphan_section", transcripts(&[strict, lenient]));
 }
 

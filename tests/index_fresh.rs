@@ -34,6 +34,7 @@ fn build(config: &Config) -> pipeline::Built {
         include: config.include.clone(),
         exclude: config.exclude.clone(),
         strict: false,
+        terms: config.terms,
     };
     pipeline::build(&options).unwrap_or_else(|e| panic!("building knowledge/ failed: {e}"))
 }

@@ -80,6 +80,7 @@ impl<'a> Matcher<'a> {
                     fold(&e.hints),
                     fold(&e.reference),
                     fold(&file_title),
+                    fold(&e.terms),
                 ]
             })
             .collect();
@@ -119,6 +120,7 @@ mod tests {
                     reference: (*r).into(),
                     title: (*t).into(),
                     hints: (*h).into(),
+                    terms: String::new(),
                 })
                 .collect(),
         }

@@ -46,13 +46,21 @@ pub enum Field {
     Path,
     /// The file's title: the part of a `file title / section title` title before ` / `.
     FileTitle,
+    /// Derived terms (distinctive words of the section's content).
+    Terms,
 }
 
 /// Number of fields.
-pub(super) const FIELDS: usize = 4;
+pub(super) const FIELDS: usize = 5;
 
 impl Field {
-    const ALL: [Self; FIELDS] = [Self::Title, Self::Hints, Self::Path, Self::FileTitle];
+    const ALL: [Self; FIELDS] = [
+        Self::Title,
+        Self::Hints,
+        Self::Path,
+        Self::FileTitle,
+        Self::Terms,
+    ];
 
     /// `title`, `hints` or `path`.
     pub fn as_str(self) -> &'static str {
@@ -61,6 +69,7 @@ impl Field {
             Self::Hints => "hints",
             Self::Path => "path",
             Self::FileTitle => "file_title",
+            Self::Terms => "terms",
         }
     }
 
@@ -71,6 +80,7 @@ impl Field {
             Self::Title => 0.9,
             Self::Path => 0.7,
             Self::FileTitle => 0.6,
+            Self::Terms => 0.5,
         }
     }
 }
@@ -228,9 +238,9 @@ pub(super) fn default_scoring(
 
     // One scan: for every row, the fields each pattern matched in (bit mask).
     let n_pat = patterns.len();
-    let mut masks: Vec<Vec<(usize, u8)>> = Vec::with_capacity(rows.len());
+    let mut masks: Vec<Vec<(usize, u16)>> = Vec::with_capacity(rows.len());
     let mut df = vec![0usize; n_pat];
-    let mut scratch = vec![0u8; n_pat];
+    let mut scratch = vec![0u16; n_pat];
     for row in rows {
         let mut touched = Vec::new();
         for (f, text) in row.iter().enumerate() {
@@ -275,6 +285,7 @@ pub(super) fn default_scoring(
         if row_masks.is_empty() {
             continue;
         }
+        let curated = !rows[row][1].is_empty();
         let mask_of = |p: usize| {
             row_masks
                 .iter()
@@ -292,7 +303,7 @@ pub(super) fn default_scoring(
                 (full >> FIELDS, PREFIX_CREDIT)
             };
             if mask != 0 {
-                let (field, f) = field_score(mask);
+                let (field, f) = field_score(mask, curated);
                 let points = lw * idf(*whole) * f * credit;
                 if points < MIN_POINTS {
                     continue;
@@ -315,8 +326,8 @@ pub(super) fn default_scoring(
                 }
                 let union = hit_parts
                     .iter()
-                    .fold(0u8, |acc, (_, p)| acc | (mask_of(*p) & FULL));
-                let (field, f) = field_score(union);
+                    .fold(0u16, |acc, (_, p)| acc | (mask_of(*p) & FULL));
+                let (field, f) = field_score(union, curated);
                 let mean_idf =
                     hit_parts.iter().map(|(_, p)| idf(*p)).sum::<f64>() / hit_parts.len() as f64;
                 let frac = hit_parts.len() as f64 / parts.len() as f64;
@@ -348,27 +359,38 @@ pub(super) fn default_scoring(
 }
 
 /// Best field and the field factor for a match mask.
-fn field_score(mask: u8) -> (Field, f64) {
+fn field_score(mask: u16, curated: bool) -> (Field, f64) {
+    // Rows with curated hints rely on their derived terms less.
+    let weight = |f: Field| {
+        if curated && f == Field::Terms {
+            CURATED_TERMS_WEIGHT
+        } else {
+            f.weight()
+        }
+    };
     let mut matched: Vec<Field> = Field::ALL
         .iter()
         .enumerate()
         .filter(|(i, _)| mask & (1 << i) != 0)
         .map(|(_, f)| *f)
         .collect();
-    matched.sort_by(|a, b| b.weight().total_cmp(&a.weight()));
+    matched.sort_by(|a, b| weight(*b).total_cmp(&weight(*a)));
     let best = matched.first().copied().unwrap_or(Field::Hints);
     (
         best,
-        best.weight() + 0.2 * (matched.len().saturating_sub(1)) as f64,
+        weight(best) + 0.2 * (matched.len().saturating_sub(1)) as f64,
     )
 }
+
+/// Weight of a derived-terms match in a row that has hints.
+const CURATED_TERMS_WEIGHT: f64 = 0.15;
 
 /// Contributions below this are dropped: a keyword found in (nearly) every row,
 /// such as `json` in every path, says nothing about any of them.
 const MIN_POINTS: f64 = 0.01;
 
 /// Mask bits of whole-word matches (the bits above are word-prefix matches).
-const FULL: u8 = (1 << FIELDS) - 1;
+const FULL: u16 = (1 << FIELDS) - 1;
 /// Shortest Latin keyword (in bytes) that may match as a word prefix.
 const PREFIX_MIN: usize = 4;
 /// Credit of a word-prefix match relative to a whole-word match.

@@ -463,7 +463,7 @@ fn classify(token: &Token) -> (Class, String) {
 }
 
 /// Whether a noun is worth a keyword on its own.
-fn standalone_noun(surface: &str, subclass: &str) -> bool {
+pub(crate) fn standalone_noun(surface: &str, subclass: &str) -> bool {
     let mut chars = surface.chars();
     let single_kana = matches!((chars.next(), chars.next()), (Some(c), None) if is_kana(c));
     !single_kana

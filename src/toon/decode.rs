@@ -65,6 +65,7 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
         ));
     };
     let title_col = pick("title");
+    let terms_col = pick("terms");
 
     let mut entries = Vec::with_capacity(declared.min(1 << 20));
     let mut cells: Vec<Cow<'a, str>> = Vec::with_capacity(columns.len());
@@ -122,6 +123,7 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
             reference: take(reference_col),
             title: title_col.map(&mut take).unwrap_or_default(),
             hints: take(hints_col),
+            terms: terms_col.map(&mut take).unwrap_or_default(),
         };
         entries.push(entry);
     }

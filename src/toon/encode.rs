@@ -4,16 +4,19 @@ use std::fmt::Write as _;
 
 use crate::model::Index;
 
-/// Encodes `index` as `sections[N]{reference,title,hints}:` plus one row per
-/// entry, each line ending in `\n` (so the file ends with one newline).
+/// Encodes `index` as `sections[N]{reference,title,hints}:` (plus a `terms`
+/// column when any entry has derived terms) and one row per entry, each line
+/// ending in `\n` (so the file ends with one newline).
 pub fn encode(index: &Index) -> String {
     let mut out = String::with_capacity(64 + index.entries.len() * 96);
+    let with_terms = index.entries.iter().any(|e| !e.terms.is_empty());
     let _ = writeln!(
         out,
-        "{}[{}]{{{}}}:",
+        "{}[{}]{{{}{}}}:",
         super::KEY,
         index.len(),
-        super::FIELDS.join(",")
+        super::FIELDS.join(","),
+        if with_terms { ",terms" } else { "" }
     );
     for e in &index.entries {
         out.push_str("  ");
@@ -22,6 +25,10 @@ pub fn encode(index: &Index) -> String {
         push_cell(&mut out, &e.title, ',');
         out.push(',');
         push_cell(&mut out, &e.hints, ',');
+        if with_terms {
+            out.push(',');
+            push_cell(&mut out, &e.terms, ',');
+        }
         out.push('\n');
     }
     out

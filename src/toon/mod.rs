@@ -16,7 +16,7 @@ pub use encode::{encode, needs_quotes, quote};
 /// The key of the index's tabular array.
 pub const KEY: &str = "sections";
 
-/// The columns, in order.
+/// The columns, in order (a fourth, `terms`, follows when terms are derived).
 pub const FIELDS: [&str; 3] = ["reference", "title", "hints"];
 
 #[cfg(test)]
@@ -30,6 +30,7 @@ mod tests {
             reference: reference.into(),
             title: title.into(),
             hints: hints.into(),
+            terms: String::new(),
         }
     }
 
