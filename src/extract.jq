@@ -37,35 +37,35 @@ def full_title($file; $section):
   elif $file == "" then $section
   else "\($file) / \($section)" end;
 
-# The hints array, as is: kbidx joins it with single spaces and reports a
-# non-string item (checking each item here would triple the build time).
-def hint_list(what):
-  if type == "array" then .
-  elif type == "null" then []
-  else error("\(what) must be an array of strings, found \(kind)") end;
-
+# Type checks are written inline (not as calls to `str`): in jaq a call of a
+# definition with a filter argument costs far more than the test itself.
 (.title // "" | str("title")) as $file_title
 | if has("index") then
     if (.index | type) != "array" then error("index must be an array, found \(.index | kind)") else . end
     | (.sections // {}) as $sections
     | (.index | length) as $n
     | (range(0; $n) as $i | .index[$i]
-        | (.id | str("index[\($i)].id")) as $id
-        | { reference: "\($path)#\($id)",
-            title: full_title($file_title; .title // "" | str("index[\($i)].title")),
-            hints: (.hints | hint_list("index[\($i)].hints")) }),
+        | if (.id | type) != "string" then error("index[\($i)].id must be a string, found \(.id | kind)")
+          elif (.title // "" | type) != "string" then error("index[\($i)].title must be a string, found \(.title | kind)")
+          elif (.hints | type) != "array" and .hints != null then
+            error("index[\($i)].hints must be an array of strings, found \(.hints | kind)")
+          else
+            { reference: "\($path)#\(.id)",
+              title: full_title($file_title; .title // ""),
+              hints: (.hints // []) }
+          end),
       (if ($sections | type) == "object" then
-         (reduce .index[].id as $id ({}; .[$id] = true)) as $has
-         | $sections | keys_unsorted[] | select($has[.] | not)
-         | {warning: "section \"\(.)\" has no index entry"}
-       else empty end),
-      (if ($sections | type) == "object" then
-         .index[] | .id as $id | select($sections | has($id) | not)
-         | {warning: "index entry \"\($id)\" has no section"}
+         [.index[].id] as $ids
+         | ((($sections | keys_unsorted) - $ids)[] | {warning: "section \"\(.)\" has no index entry"}),
+           (($ids - ($sections | keys_unsorted))[] | {warning: "index entry \"\(.)\" has no section"})
        else empty end)
   elif (.sections | type) == "array" then
     .sections | range(0; length) as $i | .[$i]
-    | { reference: "\($path)#\(.id | str("sections[\($i)].id"))",
-        title: full_title($file_title; .title // "" | str("sections[\($i)].title")),
-        hints: [] }
+    | if (.id | type) != "string" then error("sections[\($i)].id must be a string, found \(.id | kind)")
+      elif (.title // "" | type) != "string" then error("sections[\($i)].title must be a string, found \(.title | kind)")
+      else
+        { reference: "\($path)#\(.id)",
+          title: full_title($file_title; .title // ""),
+          hints: [] }
+      end
   else empty end
