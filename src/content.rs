@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::error::{Error, Result, display};
+use crate::error::{Error, Result};
 use crate::model::split_reference;
 
 /// Reads sections from a knowledge directory, caching parsed files.
@@ -50,23 +50,20 @@ impl Library {
             )
         })
     }
-
-    /// The knowledge directory.
-    pub fn root(&self) -> String {
-        display(&self.root)
-    }
 }
 
-/// A document's sections indexed by id, for many lookups in one file (a
-/// linear search per section would be quadratic in the file's size).
+/// A document's sections (and index-entry titles) indexed by id, for many
+/// lookups in one file: a linear search per section would be quadratic in
+/// the file's size.
 #[derive(Debug)]
 pub struct Sections<'a> {
     doc: &'a Value,
     by_id: HashMap<&'a str, &'a Value>,
+    titles: HashMap<&'a str, &'a str>,
 }
 
 impl<'a> Sections<'a> {
-    /// Indexes `doc`'s `sections` array (an object needs no index).
+    /// Indexes `doc`'s `sections` array and its `index` entries' titles.
     pub fn new(doc: &'a Value) -> Self {
         let mut by_id = HashMap::new();
         if let Some(Value::Array(list)) = doc.get("sections") {
@@ -76,65 +73,53 @@ impl<'a> Sections<'a> {
                 }
             }
         }
-        Self { doc, by_id }
+        let mut titles = HashMap::new();
+        for e in doc
+            .get("index")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(id), Some(title)) = (
+                e.get("id").and_then(Value::as_str),
+                e.get("title").and_then(Value::as_str),
+            ) {
+                titles.entry(id).or_insert(title);
+            }
+        }
+        Self { doc, by_id, titles }
     }
 
     /// The text of section `id`, as [`section_text`] renders it.
     pub fn text(&self, id: &str) -> Option<String> {
         match self.doc.get("sections")? {
+            Value::Object(map) => Some(titled(self.titles.get(id).copied(), render(map.get(id)?))),
             Value::Array(_) => self.by_id.get(id).map(|s| list_section_text(s)),
-            _ => section_text(self.doc, id),
+            _ => None,
         }
     }
 }
 
 /// Finds section `id` in a knowledge document and renders it as text.
 pub fn section_text(doc: &Value, id: &str) -> Option<String> {
-    match doc.get("sections")? {
-        Value::Object(map) => {
-            let value = map.get(id)?;
-            let title = entry_title(doc, id);
-            let body = render(value);
-            Some(match title {
-                Some(t) => format!("## {t}\n\n{body}"),
-                None => body,
-            })
-        }
-        Value::Array(list) => {
-            let s = list
-                .iter()
-                .find(|s| s.get("id").and_then(Value::as_str) == Some(id))?;
-            let title = s.get("title").and_then(Value::as_str).unwrap_or_default();
-            let content = s.get("content").map(render).unwrap_or_default();
-            Some(if title.is_empty() {
-                content
-            } else {
-                format!("## {title}\n\n{content}")
-            })
-        }
-        _ => None,
-    }
+    Sections::new(doc).text(id)
 }
 
 /// An array-style section `{id, title, content}` as text.
 fn list_section_text(s: &Value) -> String {
-    let title = s.get("title").and_then(Value::as_str).unwrap_or_default();
-    let content = s.get("content").map(render).unwrap_or_default();
-    if title.is_empty() {
-        content
-    } else {
-        format!("## {title}\n\n{content}")
-    }
+    let title = s
+        .get("title")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty());
+    titled(title, s.get("content").map(render).unwrap_or_default())
 }
 
-/// The index entry's title for `id`, if the document has one.
-fn entry_title<'a>(doc: &'a Value, id: &str) -> Option<&'a str> {
-    doc.get("index")?
-        .as_array()?
-        .iter()
-        .find(|e| e.get("id").and_then(Value::as_str) == Some(id))?
-        .get("title")?
-        .as_str()
+/// `body` under a `## title` heading, when there is a title.
+fn titled(title: Option<&str>, body: String) -> String {
+    match title {
+        Some(t) => format!("## {t}\n\n{body}"),
+        None => body,
+    }
 }
 
 /// Renders a JSON value as readable markdown-ish text.
