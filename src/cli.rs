@@ -291,28 +291,29 @@ impl SearchOptions {
 
 /// Loads the index file at `path`.
 pub fn load_index(path: &std::path::Path) -> Result<Index> {
-    toon::decode(path, &read_index(path)?)
+    toon::decode(path, index_text(path, &read_index(path)?)?)
 }
 
-/// Reads the index file at `path` as text (UTF-8 checked).
-pub fn read_index(path: &std::path::Path) -> Result<String> {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
-            let valid = e.utf8_error().valid_up_to();
-            let bytes = e.into_bytes();
-            let text = String::from_utf8_lossy(&bytes[..valid]).into_owned();
-            Error::syntax_at(path, &text, valid, "invalid UTF-8")
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::io(
-                path,
-                "cannot read index (run `kbidx build` first?)",
-                e,
-            ));
-        }
-        Err(e) => return Err(Error::io(path, "cannot read index", e)),
-    };
-    Ok(text)
+/// Reads the index file at `path` (check it with [`index_text`]).
+pub fn read_index(path: &std::path::Path) -> Result<Vec<u8>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::io(
+            path,
+            "cannot read index (run `kbidx build` first?)",
+            e,
+        )),
+        Err(e) => Err(Error::io(path, "cannot read index", e)),
+    }
+}
+
+/// The index text, checked to be UTF-8 (with SIMD: this runs on every search).
+pub fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<&'a str> {
+    simdutf8::basic::from_utf8(bytes).map_err(|_| {
+        let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+        let text = String::from_utf8_lossy(&bytes[..valid]);
+        Error::syntax_at(path, &text, valid, "invalid UTF-8")
+    })
 }
 
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
@@ -353,8 +354,9 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
 }
 
 fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
-    let text = read_index(&options.index)?;
-    let matcher = Matcher::from_rows(toon::decode_rows(&options.index, &text)?);
+    let bytes = read_index(&options.index)?;
+    let text = index_text(&options.index, &bytes)?;
+    let matcher = Matcher::from_rows(toon::decode_rows(&options.index, text)?);
     let outcome = matcher.search(
         &options.query,
         options.scoring,

@@ -7,6 +7,7 @@
 //! parts), scans each row once, and ranks rows with the chosen [`Scoring`].
 //! Ties break on index order (file path, then section order in the file).
 
+mod haystack;
 pub mod normalize;
 pub mod query;
 mod score;
@@ -15,76 +16,62 @@ pub mod tokenize;
 pub use query::{Keyword, Level, Query};
 pub use score::{Field, Hit, Match, Outcome, Scoring};
 
-use std::borrow::Cow;
-
 use crate::model::{EntryRef, Index};
-use normalize::{is_folded, normalize};
+use haystack::Haystack;
 
-/// A cell normalised; borrowed from the index text when only ASCII case
-/// differs (the automaton matches ASCII case-insensitively).
-fn fold<'a>(cell: &Cow<'a, str>) -> Cow<'a, str> {
-    match cell {
-        Cow::Borrowed(s) if is_folded(s) => Cow::Borrowed(s),
-        other => Cow::Owned(normalize(other)),
-    }
-}
+/// Indexes with fewer rows than this are searched on one thread.
+const PARALLEL_MIN_ROWS: usize = 4096;
+/// At most this many threads search one index.
+const MAX_THREADS: usize = 4;
 
-/// Splits a title written as "file title / section title" (see `src/extract.jq`).
-fn split_title<'a>(title: &Cow<'a, str>) -> (Cow<'a, str>, Cow<'a, str>) {
-    fn split(s: &str) -> Option<(&str, &str)> {
-        let bytes = s.as_bytes();
-        let mut from = 0;
-        while let Some(i) = s[from..].find('/') {
-            let at = from + i;
-            if at > 0 && bytes[at - 1] == b' ' && bytes.get(at + 1) == Some(&b' ') {
-                return Some((&s[..at - 1], &s[at + 2..]));
-            }
-            from = at + 1;
-        }
-        None
-    }
-    match title {
-        Cow::Borrowed(s) => match split(s) {
-            Some((file, section)) => (Cow::Borrowed(file), Cow::Borrowed(section)),
-            None => (Cow::Borrowed(""), Cow::Borrowed(s)),
-        },
-        Cow::Owned(s) => match split(s) {
-            Some((file, section)) => (Cow::Owned(file.to_owned()), Cow::Owned(section.to_owned())),
-            None => (Cow::Borrowed(""), Cow::Owned(s.clone())),
-        },
-    }
-}
-
-/// An index prepared for searching: each row's fields, normalised.
+/// An index prepared for searching: its rows folded into haystacks, one per thread.
 #[derive(Debug)]
 pub struct Matcher<'a> {
     entries: Vec<EntryRef<'a>>,
-    rows: Vec<[Cow<'a, str>; score::FIELDS]>,
+    /// (first row, haystack of the following rows), in row order.
+    chunks: Vec<(usize, Haystack)>,
 }
 
 impl<'a> Matcher<'a> {
-    /// Prepares `index`: normalises title, hints and reference of every row
+    /// Prepares `index`: normalises title, hints, reference and terms of every row
     /// (a title `A / B` is split into the file title `A` and the section title `B`).
     pub fn new(index: &'a Index) -> Self {
         Self::from_rows(index.entries.iter().map(EntryRef::from).collect())
     }
 
-    /// Prepares rows decoded without copying (`toon::decode_rows`).
+    /// Prepares rows decoded without copying (`toon::decode_rows`). Large
+    /// indexes are split into contiguous chunks folded (and later scanned) in parallel.
     pub fn from_rows(entries: Vec<EntryRef<'a>>) -> Self {
-        let rows = entries
-            .iter()
-            .map(|e| {
-                let (file_title, title) = split_title(&e.title);
-                [
-                    fold(&title),
-                    fold(&e.hints),
-                    fold(&e.reference),
-                    fold(&file_title),
-                    fold(&e.terms),
-                ]
-            })
-            .collect();
-        Self { entries, rows }
+        let threads = if entries.len() < PARALLEL_MIN_ROWS {
+            1
+        } else {
+            std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .clamp(1, MAX_THREADS)
+        };
+        // Keep each haystack's text within `MAX_TEXT` (offsets are `u32`).
+        let bytes: usize = entries.iter().map(EntryRef::len).sum();
+        let threads = threads.max(bytes / haystack::MAX_TEXT + 1);
+        let size = entries.len().div_ceil(threads).max(1);
+        let chunks = std::thread::scope(|scope| {
+            let handles: Vec<_> = entries
+                .chunks(size)
+                .enumerate()
+                .skip(1)
+                .map(|(i, rows)| scope.spawn(move || (i * size, Haystack::new(rows))))
+                .collect();
+            let mut chunks = vec![(0, Haystack::new(&entries[..size.min(entries.len())]))];
+            for handle in handles {
+                // Folding does not panic on any input; if a thread did, re-raise it here.
+                chunks.push(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                );
+            }
+            chunks
+        });
+        Self { entries, chunks }
     }
 
     /// The rows being searched, in index order (what [`Hit::row`] points into).
@@ -101,7 +88,9 @@ impl<'a> Matcher<'a> {
         min_score: Option<f64>,
     ) -> Outcome {
         match scoring {
-            Scoring::Default => score::default_scoring(&self.rows, query, top, min_score),
+            Scoring::Default => {
+                score::default_scoring(&self.chunks, self.entries.len(), query, top, min_score)
+            }
             Scoring::Seed => score::seed_scoring(&self.entries, query, top, min_score),
         }
     }

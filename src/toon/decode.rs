@@ -32,8 +32,7 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
         }
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text
-        .split('\n')
+    let mut lines = split_lines(text)
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .enumerate()
         .filter(|(_, l)| !l.trim_start_matches(' ').starts_with('#'));
@@ -141,6 +140,21 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
     Ok(entries)
 }
 
+/// `text` split at `\n` (like `str::split('\n')`), with memchr.
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', text.as_bytes());
+    std::iter::from_fn(move || {
+        if start > text.len() {
+            return None;
+        }
+        let end = ends.next().unwrap_or(text.len());
+        let line = &text[start..end];
+        start = end + 1;
+        Some(line)
+    })
+}
+
 fn expected_header() -> String {
     format!("{}[N]{{{}}}:", super::KEY, super::FIELDS.join(","))
 }
@@ -230,7 +244,8 @@ fn split_row<'a>(
                 Some(_) => return Err((offset, "unexpected text after a quoted cell".into())),
             }
         } else {
-            match rest.find(delimiter) {
+            // The delimiter is ASCII (`,`, tab or `|`); memchr is several times faster than `str::find`.
+            match memchr::memchr(delimiter as u8, rest.as_bytes()) {
                 Some(i) => {
                     cells.push(Cow::Borrowed(rest[..i].trim_end_matches(' ')));
                     offset += i + delimiter.len_utf8();
@@ -248,7 +263,7 @@ fn split_row<'a>(
 /// Decodes a quoted string body (after the opening quote): (value, bytes used incl. closing quote).
 /// Borrows when the body has no escapes.
 fn unquote(body: &str) -> std::result::Result<(Cow<'_, str>, usize), ParseError> {
-    if let Some(end) = body.find(['"', '\\'])
+    if let Some(end) = memchr::memchr2(b'"', b'\\', body.as_bytes())
         && body.as_bytes()[end] == b'"'
     {
         return Ok((Cow::Borrowed(&body[..end]), end + 1));
