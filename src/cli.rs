@@ -14,7 +14,7 @@ use crate::content::Library;
 use crate::error::{Error, Result, display};
 use crate::eval::{self, Method, Mode};
 use crate::matcher::query::LevelledKeywords;
-use crate::matcher::{Matcher, Query, Scoring};
+use crate::matcher::{Hierarchy, Matcher, Query, Scoring};
 use crate::model::Index;
 use crate::output::{Format, Report};
 use crate::pipeline::{self, BuildOptions, Freshness};
@@ -84,6 +84,15 @@ pub struct EvalArgs {
     /// Derived terms per section when building in memory (default from kbidx.toml, else 12).
     #[arg(long, value_name = "N")]
     pub terms: Option<usize>,
+    /// Two-pass file → section search on (default from kbidx.toml `hierarchy`).
+    #[arg(long, overrides_with = "no_hierarchy")]
+    pub hierarchy: bool,
+    /// Two-pass file → section search off: rank sections on their own.
+    #[arg(long, overrides_with = "hierarchy")]
+    pub no_hierarchy: bool,
+    /// Weight of the section score in the two-pass blend, 0–1 (default from kbidx.toml, else 0.7).
+    #[arg(long, value_name = "ALPHA")]
+    pub hierarchy_alpha: Option<f64>,
 }
 
 /// `kbidx eval --format`.
@@ -140,6 +149,15 @@ pub struct SearchArgs {
     /// Budget of characters of attached content over all results (implies --with-content).
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
+    /// Two-pass file → section search on (default from kbidx.toml `hierarchy`).
+    #[arg(long, overrides_with = "no_hierarchy")]
+    pub hierarchy: bool,
+    /// Two-pass file → section search off: rank sections on their own.
+    #[arg(long, overrides_with = "hierarchy")]
+    pub no_hierarchy: bool,
+    /// Weight of the section score in the two-pass blend, 0–1 (default from kbidx.toml, else 0.7).
+    #[arg(long, value_name = "ALPHA")]
+    pub hierarchy_alpha: Option<f64>,
 }
 
 /// Scoring method names on the command line.
@@ -231,6 +249,28 @@ pub struct SearchOptions {
     pub with_content: bool,
     /// Content budget in characters.
     pub max_chars: Option<usize>,
+    /// Two-pass file → section search, when on.
+    pub hierarchy: Option<Hierarchy>,
+}
+
+/// Resolves `--hierarchy`/`--no-hierarchy`/`--hierarchy-alpha` over `kbidx.toml`.
+fn hierarchy(
+    config: &Config,
+    on: bool,
+    off: bool,
+    alpha: Option<f64>,
+) -> Result<Option<Hierarchy>> {
+    let alpha = alpha.unwrap_or(config.hierarchy_alpha);
+    if !(0.0..=1.0).contains(&alpha) {
+        return Err(Error::Usage(format!(
+            "--hierarchy-alpha must be between 0 and 1, not {alpha}"
+        )));
+    }
+    let enabled = if on || off { on } else { config.hierarchy };
+    Ok(enabled.then_some(Hierarchy {
+        alpha,
+        ..Hierarchy::default()
+    }))
 }
 
 impl SearchOptions {
@@ -285,6 +325,12 @@ impl SearchOptions {
             explain: args.explain,
             with_content: args.with_content || args.max_chars.is_some(),
             max_chars: args.max_chars,
+            hierarchy: hierarchy(
+                config,
+                args.hierarchy,
+                args.no_hierarchy,
+                args.hierarchy_alpha,
+            )?,
         })
     }
 }
@@ -340,6 +386,12 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
         &args.mode,
         &args.scoring,
         args.top,
+        hierarchy(
+            config,
+            args.hierarchy,
+            args.no_hierarchy,
+            args.hierarchy_alpha,
+        )?,
     )?;
     match args.format {
         EvalFormat::Json => {
@@ -356,7 +408,8 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
 fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
     let bytes = read_index(&options.index)?;
     let text = index_text(&options.index, &bytes)?;
-    let matcher = Matcher::from_rows(toon::decode_rows(&options.index, text)?);
+    let matcher = Matcher::from_rows(toon::decode_rows(&options.index, text)?)
+        .with_hierarchy(options.hierarchy);
     let outcome = matcher.search(
         &options.query,
         options.scoring,

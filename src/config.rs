@@ -17,7 +17,7 @@ pub const CONFIG_FILE: &str = "kbidx.toml";
 pub const DEFAULT_TERMS: usize = 12;
 
 /// Settings shared by `build`, `search`, `read` and `eval`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// The knowledge directory (default `knowledge`).
     pub knowledge: PathBuf,
@@ -31,7 +31,15 @@ pub struct Config {
     pub exclude: Vec<String>,
     /// Derived terms per section in the index's `terms` column (0: none; default 12).
     pub terms: usize,
+    /// Two-pass file → section search in `search` and `eval` (default [`DEFAULT_HIERARCHY`]).
+    pub hierarchy: bool,
+    /// Weight of the section score in the two-pass blend (0–1).
+    pub hierarchy_alpha: f64,
 }
+
+/// Whether the two-pass file → section search is on unless configured otherwise
+/// (chosen by `kbidx eval`; see docs/accuracy.md).
+pub const DEFAULT_HIERARCHY: bool = false;
 
 impl Default for Config {
     fn default() -> Self {
@@ -42,6 +50,8 @@ impl Default for Config {
             include: vec!["**/*.json".to_owned()],
             exclude: Vec::new(),
             terms: DEFAULT_TERMS,
+            hierarchy: DEFAULT_HIERARCHY,
+            hierarchy_alpha: crate::matcher::DEFAULT_ALPHA,
         }
     }
 }
@@ -56,6 +66,8 @@ struct RawConfig {
     include: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
     terms: Option<usize>,
+    hierarchy: Option<bool>,
+    hierarchy_alpha: Option<f64>,
 }
 
 impl Config {
@@ -92,6 +104,19 @@ impl Config {
             include: raw.include.unwrap_or(default.include),
             exclude: raw.exclude.unwrap_or(default.exclude),
             terms: raw.terms.unwrap_or(default.terms),
+            hierarchy: raw.hierarchy.unwrap_or(default.hierarchy),
+            hierarchy_alpha: match raw.hierarchy_alpha {
+                Some(a) if !(0.0..=1.0).contains(&a) => {
+                    return Err(Error::syntax_at(
+                        path,
+                        text,
+                        text.find("hierarchy_alpha").unwrap_or(0),
+                        format!("hierarchy_alpha must be between 0 and 1, not {a}"),
+                    ));
+                }
+                Some(a) => a,
+                None => default.hierarchy_alpha,
+            },
         })
     }
 }

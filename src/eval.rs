@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::bm25::Bm25Index;
 use crate::error::{Error, Result};
 use crate::matcher::query::LevelledKeywords;
-use crate::matcher::{Level, Matcher, Query, Scoring};
+use crate::matcher::{Hierarchy, Level, Matcher, Query, Scoring};
 use crate::model::Index;
 
 /// One line of an eval file.
@@ -181,7 +181,7 @@ pub fn evaluate(
     methods: &[Method],
     top: usize,
 ) -> Result<Vec<Run>> {
-    evaluate_with(index, None, cases, modes, methods, top)
+    evaluate_with(index, None, cases, modes, methods, top, None)
 }
 
 /// [`evaluate`], with the knowledge directory `index` was built from (required
@@ -193,8 +193,9 @@ pub fn evaluate_with(
     modes: &[Mode],
     methods: &[Method],
     top: usize,
+    hierarchy: Option<Hierarchy>,
 ) -> Result<Vec<Run>> {
-    let matcher = Matcher::new(index);
+    let matcher = Matcher::new(index).with_hierarchy(hierarchy);
     let bm25 = if methods.contains(&Method::Bm25) {
         let dir = knowledge.ok_or_else(|| {
             Error::Usage("--scoring bm25 needs the knowledge directory (section text)".into())

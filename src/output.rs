@@ -36,6 +36,9 @@ pub struct Report {
     pub scoring: &'static str,
     /// Rows that scored, before the `--top` cut.
     pub total: usize,
+    /// With the two-pass search on: the mode that ran (`hierarchical` or `flat`) and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_mode: Option<SearchModeRow>,
     /// The results, best first.
     pub results: Vec<ResultRow>,
 }
@@ -80,6 +83,15 @@ pub struct ResultRow {
     /// Whether `content` was cut by `--max-chars` (absent when not).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+}
+
+/// The two-pass search's decision.
+#[derive(Debug, Serialize)]
+pub struct SearchModeRow {
+    /// `hierarchical` (sections blended with their file's score) or `flat`.
+    pub mode: &'static str,
+    /// Why, with the numbers that decided it.
+    pub reason: String,
 }
 
 /// One matched keyword of a result.
@@ -151,6 +163,10 @@ impl Report {
             keywords,
             scoring: scoring.as_str(),
             total: outcome.total,
+            search_mode: outcome.mode.as_ref().map(|m| SearchModeRow {
+                mode: m.as_str(),
+                reason: m.reason.clone(),
+            }),
             results,
         }
     }
@@ -198,6 +214,9 @@ impl Report {
 
     fn to_text(&self, explain: bool) -> String {
         let mut s = String::new();
+        if let (true, Some(mode)) = (explain, &self.search_mode) {
+            s.push_str(&format!("search mode: {} ({})\n", mode.mode, mode.reason));
+        }
         if self.results.is_empty() {
             s.push_str("no results\n");
         }
@@ -265,6 +284,13 @@ impl Report {
             "scoring: {}\ntotal: {}\n",
             self.scoring, self.total
         ));
+        if let Some(mode) = &self.search_mode {
+            s.push_str(&format!(
+                "search_mode:\n  mode: {}\n  reason: {}\n",
+                mode.mode,
+                quote(&mode.reason, ',')
+            ));
+        }
         let with_content = self.results.iter().any(|r| r.content.is_some());
         let mut fields = vec![
             "rank",

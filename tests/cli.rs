@@ -881,3 +881,73 @@ fn unknown_flag_is_a_usage_error() {
     assert_eq!((top.code, sub.code, command.code), (2, 2, 2));
     insta::assert_snapshot!("usage__unknown_flag", transcripts(&[top, sub, command]));
 }
+
+#[test]
+fn search_two_pass_reports_its_mode() {
+    let sandbox = Sandbox::repo_knowledge();
+    let runs = [
+        // A confident file: its sections are blended with the file score.
+        sandbox
+            .run(&[
+                "search",
+                "--hierarchy",
+                "--explain",
+                "--top",
+                "3",
+                "how to rebuild the index",
+            ])
+            .success(),
+        // No file stands out: the flat ranking stands, and --explain says why.
+        sandbox
+            .run(&[
+                "search",
+                "--hierarchy",
+                "--explain",
+                "--top",
+                "3",
+                "バッチ処理のリラン",
+            ])
+            .success(),
+        // --no-hierarchy wins over an earlier --hierarchy: no search_mode in the JSON.
+        sandbox
+            .run(&[
+                "search",
+                "--hierarchy",
+                "--no-hierarchy",
+                "--format",
+                "json",
+                "--top",
+                "1",
+                "how to rebuild the index",
+            ])
+            .success(),
+    ];
+    assert!(runs[0].stdout.starts_with("search mode: hierarchical ("));
+    assert!(
+        runs[1]
+            .stdout
+            .starts_with("search mode: flat (no confident file")
+    );
+    assert!(!runs[2].stdout.contains("search_mode"));
+    insta::assert_snapshot!("search__two_pass_modes", transcripts(&runs));
+}
+
+#[test]
+fn search_two_pass_alpha_out_of_range() {
+    let sandbox = Sandbox::repo_knowledge();
+    let run = sandbox.run(&["search", "--hierarchy-alpha", "1.5", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert_eq!(
+        run.stderr,
+        "kbidx: --hierarchy-alpha must be between 0 and 1, not 1.5\n"
+    );
+    sandbox.write("kbidx.toml", "hierarchy = true\nhierarchy_alpha = -1\n");
+    let run = sandbox.run(&["search", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr
+            .starts_with("kbidx: kbidx.toml:2:1: hierarchy_alpha must be between 0 and 1, not -1"),
+        "{}",
+        run.stderr
+    );
+}

@@ -8,16 +8,19 @@
 //! Ties break on index order (file path, then section order in the file).
 
 mod haystack;
+mod hierarchy;
 pub mod normalize;
 pub mod query;
 mod score;
 pub mod tokenize;
 
+pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy, SearchMode};
 pub use query::{Keyword, Level, Query};
 pub use score::{Field, Hit, Match, Outcome, Scoring};
 
 use crate::model::{EntryRef, Index};
 use haystack::Haystack;
+use hierarchy::Files;
 
 /// Indexes with fewer rows than this are searched on one thread.
 const PARALLEL_MIN_ROWS: usize = 4096;
@@ -30,6 +33,10 @@ pub struct Matcher<'a> {
     entries: Vec<EntryRef<'a>>,
     /// (first row, haystack of the following rows), in row order.
     chunks: Vec<(usize, Haystack)>,
+    /// The file of each row (for the two-pass search).
+    files: Files,
+    /// Two-pass file → section search, when on.
+    hierarchy: Option<Hierarchy>,
 }
 
 impl<'a> Matcher<'a> {
@@ -71,7 +78,20 @@ impl<'a> Matcher<'a> {
             }
             chunks
         });
-        Self { entries, chunks }
+        let files = Files::new(entries.iter().map(EntryRef::file));
+        Self {
+            entries,
+            chunks,
+            files,
+            hierarchy: None,
+        }
+    }
+
+    /// Turns the two-pass file → section search on (`Some`) or off for default scoring.
+    #[must_use]
+    pub fn with_hierarchy(mut self, hierarchy: Option<Hierarchy>) -> Self {
+        self.hierarchy = hierarchy;
+        self
     }
 
     /// The rows being searched, in index order (what [`Hit::row`] points into).
@@ -88,9 +108,14 @@ impl<'a> Matcher<'a> {
         min_score: Option<f64>,
     ) -> Outcome {
         match scoring {
-            Scoring::Default => {
-                score::default_scoring(&self.chunks, self.entries.len(), query, top, min_score)
-            }
+            Scoring::Default => score::default_scoring(
+                &self.chunks,
+                self.entries.len(),
+                query,
+                (top, min_score),
+                self.hierarchy.as_ref(),
+                Some(&self.files),
+            ),
             Scoring::Seed => score::seed_scoring(&self.entries, query, top, min_score),
         }
     }

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::haystack::Haystack;
-use super::query::{Level, Query};
+use super::hierarchy::{Files, Hierarchy, SearchMode};
+use super::query::{Keyword, Level, Query};
 use super::tokenize;
 use crate::model::EntryRef;
 
@@ -120,6 +121,8 @@ pub struct Outcome {
     pub hits: Vec<Hit>,
     /// How many rows passed the minimum score before the top-N cut.
     pub total: usize,
+    /// Default scoring with the two-pass search on: which mode ran and why.
+    pub mode: Option<SearchMode>,
 }
 
 /// The seed rule: see module docs.
@@ -196,9 +199,11 @@ pub(super) fn default_scoring(
     chunks: &[(usize, Haystack)],
     n_rows: usize,
     query: &Query,
-    top: usize,
-    min_score: Option<f64>,
+    limits: (usize, Option<f64>),
+    hierarchy: Option<&Hierarchy>,
+    files: Option<&Files>,
 ) -> Outcome {
+    let (top, min_score) = limits;
     // Patterns: every keyword, then the parts of Japanese keywords.
     let mut patterns: Vec<String> = Vec::new();
     let mut pattern_id: HashMap<String, usize> = HashMap::new();
@@ -223,7 +228,11 @@ pub(super) fn default_scoring(
                 }
             }
         }
-        plans.push((k, whole, parts));
+        plans.push(Plan {
+            keyword: k,
+            whole,
+            parts,
+        });
     }
     let automaton = if patterns.is_empty() {
         None
@@ -239,6 +248,7 @@ pub(super) fn default_scoring(
         return Outcome {
             hits: Vec::new(),
             total: 0,
+            mode: None,
         };
     };
 
@@ -249,107 +259,192 @@ pub(super) fn default_scoring(
     for &(p, _) in &masks.items {
         df[p as usize] += 1;
     }
-    let n = n_rows as f64;
-    let idf = |p: usize| {
-        let d = df[p] as f64;
-        (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
-    };
-    let level_weight = |level: Level| if level == Level::L1 { 0.3 } else { 1.0 };
+    let scorer = Scorer::new(&plans, &df, n_rows);
+    let mut scored: Vec<(usize, f64)> = masks
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, &row)| (row, scorer.score(masks.row(i), masks.curated[i], None)))
+        .filter(|&(_, score)| score > 0.0)
+        .collect();
+    let ideal = scorer.ideal();
+    let mut mode = None;
+    if let (Some(h), Some(files)) = (hierarchy, files) {
+        let (blended, why) = super::hierarchy::blend(h, files, &plans, &masks, &scored, ideal);
+        if let Some(blended) = blended {
+            scored = blended;
+        }
+        mode = Some(why);
+    }
+    scored.retain(|&(_, score)| min_score.is_none_or(|m| score >= m));
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let total = scored.len();
+    scored.truncate(top);
+    let blended = mode.as_ref().is_some_and(SearchMode::is_hierarchical);
+    let hits = scored
+        .into_iter()
+        .map(|(row, score)| {
+            let i = masks.rows.partition_point(|&r| r < row);
+            let mut matched = Vec::new();
+            scorer.score(masks.row(i), masks.curated[i], Some(&mut matched));
+            let normalized = if blended {
+                score.min(1.0)
+            } else if ideal > 0.0 {
+                (score / ideal).min(1.0)
+            } else {
+                0.0
+            };
+            Hit {
+                row,
+                score,
+                normalized,
+                matched,
+            }
+        })
+        .collect();
+    Outcome { hits, total, mode }
+}
 
-    let mut ideal = 0.0;
-    for (k, whole, _) in &plans {
-        ideal += level_weight(k.level)
-            * k.weight
-            * idf(*whole).max(if df[*whole] == 0 { (1.0 + n).ln() } else { 0.0 });
+/// A keyword's patterns: its whole text and, for a Japanese compound, its lindera parts.
+#[derive(Debug)]
+pub(super) struct Plan<'q> {
+    /// The keyword.
+    pub(super) keyword: &'q Keyword,
+    /// Pattern id of the whole keyword.
+    pub(super) whole: usize,
+    /// (part, pattern id) of each part.
+    pub(super) parts: Vec<(String, usize)>,
+}
+
+/// Scores a unit's (pattern, field mask) pairs: see [`default_scoring`].
+pub(super) struct Scorer<'p, 'q> {
+    plans: &'p [Plan<'q>],
+    /// idf of each pattern: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
+    idf: Vec<f64>,
+}
+
+impl<'p, 'q> Scorer<'p, 'q> {
+    /// A scorer whose idf comes from `df` (per pattern) over `n` units.
+    pub(super) fn new(plans: &'p [Plan<'q>], df: &[usize], n: usize) -> Self {
+        let n = n as f64;
+        let idf = df
+            .iter()
+            .map(|&d| {
+                let d = d as f64;
+                (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
+            })
+            .collect();
+        Self { plans, idf }
     }
 
-    let mut hits = Vec::new();
-    for (i, &row) in masks.rows.iter().enumerate() {
-        let row_masks = &masks.items[masks.ends[i]..masks.ends[i + 1]];
-        let curated = masks.curated[i];
+    /// The score of a unit that matched every keyword whole in its best field.
+    pub(super) fn ideal(&self) -> f64 {
+        self.plans
+            .iter()
+            .map(|plan| {
+                level_weight(plan.keyword.level) * plan.keyword.weight * self.idf[plan.whole]
+            })
+            .sum()
+    }
+
+    /// The unit's score; with `explain`, what each keyword contributed.
+    pub(super) fn score(
+        &self,
+        masks: &[(u32, u16)],
+        curated: bool,
+        mut explain: Option<&mut Vec<Match>>,
+    ) -> f64 {
         let mask_of = |p: usize| {
-            row_masks
+            masks
                 .iter()
                 .find(|(q, _)| *q as usize == p)
                 .map_or(0, |(_, m)| *m)
         };
         let mut score = 0.0;
-        let mut matched = Vec::new();
-        for (k, whole, parts) in &plans {
+        for plan in self.plans {
+            let k = plan.keyword;
             let lw = level_weight(k.level) * k.weight;
-            let full = mask_of(*whole);
+            let full = mask_of(plan.whole);
             let (mask, credit) = if full & FULL != 0 {
                 (full & FULL, 1.0)
             } else {
                 (full >> FIELDS, PREFIX_CREDIT)
             };
-            if mask != 0 {
+            let (points, field, partial) = if mask != 0 {
                 let (field, f) = field_score(mask, curated);
-                let points = lw * idf(*whole) * f * credit;
-                if points < MIN_POINTS {
+                (lw * self.idf[plan.whole] * f * credit, field, None)
+            } else if !plan.parts.is_empty() {
+                let mut union = 0u16;
+                let mut idf_sum = 0.0;
+                let mut hit = 0;
+                for (_, p) in &plan.parts {
+                    let m = mask_of(*p) & FULL;
+                    if m != 0 {
+                        union |= m;
+                        idf_sum += self.idf[*p];
+                        hit += 1;
+                    }
+                }
+                if hit == 0 {
                     continue;
                 }
-                score += points;
-                matched.push(Match {
-                    keyword: k.text.clone(),
-                    level: k.level,
-                    field,
-                    points,
-                    partial: None,
-                });
-            } else if !parts.is_empty() {
-                let hit_parts: Vec<&(String, usize)> = parts
-                    .iter()
-                    .filter(|(_, p)| mask_of(*p) & FULL != 0)
-                    .collect();
-                if hit_parts.is_empty() {
-                    continue;
-                }
-                let union = hit_parts
-                    .iter()
-                    .fold(0u16, |acc, (_, p)| acc | (mask_of(*p) & FULL));
                 let (field, f) = field_score(union, curated);
-                let mean_idf =
-                    hit_parts.iter().map(|(_, p)| idf(*p)).sum::<f64>() / hit_parts.len() as f64;
-                let frac = hit_parts.len() as f64 / parts.len() as f64;
-                let points = lw * 0.6 * frac * mean_idf * f;
-                if points < MIN_POINTS {
-                    continue;
-                }
-                score += points;
-                let names = hit_parts.iter().map(|(s, _)| s.clone()).collect();
-                matched.push(Match {
+                let frac = f64::from(hit) / plan.parts.len() as f64;
+                (
+                    lw * 0.6 * frac * (idf_sum / f64::from(hit)) * f,
+                    field,
+                    Some(()),
+                )
+            } else {
+                continue;
+            };
+            if points < MIN_POINTS {
+                continue;
+            }
+            score += points;
+            if let Some(out) = explain.as_deref_mut() {
+                out.push(Match {
                     keyword: k.text.clone(),
                     level: k.level,
                     field,
                     points,
-                    partial: Some(names),
+                    partial: partial.map(|()| {
+                        plan.parts
+                            .iter()
+                            .filter(|(_, p)| mask_of(*p) & FULL != 0)
+                            .map(|(s, _)| s.clone())
+                            .collect()
+                    }),
                 });
             }
         }
-        if score > 0.0 && min_score.is_none_or(|m| score >= m) {
-            hits.push(Hit {
-                row,
-                score,
-                normalized: 0.0,
-                matched,
-            });
-        }
+        score
     }
-    finish(hits, top, ideal)
+}
+
+/// L1 keywords (the domain) weigh 0.3; L2, L3 and question keywords 1.
+fn level_weight(level: Level) -> f64 {
+    if level == Level::L1 { 0.3 } else { 1.0 }
 }
 
 /// For each row with at least one match: the fields each pattern matched in.
 #[derive(Debug, Default)]
-struct RowMasks {
+pub(super) struct RowMasks {
     /// Matching rows, in index order.
-    rows: Vec<usize>,
+    pub(super) rows: Vec<usize>,
     /// Whether each of those rows has hints.
-    curated: Vec<bool>,
+    pub(super) curated: Vec<bool>,
     /// `items[ends[i]..ends[i + 1]]` are row `rows[i]`'s (pattern, field mask) pairs.
-    ends: Vec<usize>,
+    pub(super) ends: Vec<usize>,
     /// (pattern, field mask): low [`FIELDS`] bits whole-word matches, the next ones word prefixes.
-    items: Vec<(u32, u16)>,
+    pub(super) items: Vec<(u32, u16)>,
+}
+
+impl RowMasks {
+    /// The (pattern, mask) pairs of the `i`-th matching row.
+    pub(super) fn row(&self, i: usize) -> &[(u32, u16)] {
+        &self.items[self.ends[i]..self.ends[i + 1]]
+    }
 }
 
 /// Scans every chunk (the first on this thread, the others on their own) and
@@ -569,7 +664,11 @@ fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
             0.0
         };
     }
-    Outcome { hits, total }
+    Outcome {
+        hits,
+        total,
+        mode: None,
+    }
 }
 
 #[cfg(test)]
