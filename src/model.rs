@@ -90,8 +90,9 @@ impl<'a> From<&'a Entry> for EntryRef<'a> {
 
 /// Splits `path#section` at the first `#` after the last `/`.
 pub fn split_reference(reference: &str) -> (&str, &str) {
-    let start = reference.rfind('/').map_or(0, |i| i + 1);
-    match reference[start..].find('#') {
+    // memchr: this runs for every row on every search.
+    let start = memchr::memrchr(b'/', reference.as_bytes()).map_or(0, |i| i + 1);
+    match memchr::memchr(b'#', &reference.as_bytes()[start..]) {
         Some(i) => (&reference[..start + i], &reference[start + i + 1..]),
         None => (reference, ""),
     }
