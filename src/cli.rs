@@ -13,6 +13,7 @@ use crate::config::Config;
 use crate::content::Library;
 use crate::error::{Error, Result, display};
 use crate::eval::{self, Method, Mode};
+use crate::fallback;
 use crate::matcher::query::LevelledKeywords;
 use crate::matcher::{Matcher, Query, Scoring};
 use crate::model::Index;
@@ -84,6 +85,31 @@ pub struct EvalArgs {
     /// Derived terms per section when building in memory (default from kbidx.toml, else 12).
     #[arg(long, value_name = "N")]
     pub terms: Option<usize>,
+    /// Full-text fallback flags.
+    #[command(flatten)]
+    pub fallback: FallbackArgs,
+}
+
+/// Full-text fallback flags, shared by `search` and `eval`.
+#[derive(Debug, Args)]
+pub struct FallbackArgs {
+    /// Never score section text when the index pass is unsure (default scoring only).
+    #[arg(long)]
+    pub no_fallback: bool,
+    /// Score section text when fewer than N index hits are confident and fewer than --top were
+    /// found (default from kbidx.toml, else 3).
+    #[arg(long, value_name = "N")]
+    pub fallback_min: Option<usize>,
+}
+
+impl FallbackArgs {
+    /// The fallback settings: these flags over `kbidx.toml`.
+    fn resolve(&self, config: &Config) -> fallback::Settings {
+        fallback::Settings {
+            enabled: config.fallback.enabled && !self.no_fallback,
+            min: self.fallback_min.unwrap_or(config.fallback.min),
+        }
+    }
 }
 
 /// `kbidx eval --format`.
@@ -116,7 +142,7 @@ pub struct SearchArgs {
     /// Index file (default from kbidx.toml, else `index/index.toon`).
     #[arg(long, value_name = "FILE")]
     pub index: Option<PathBuf>,
-    /// Knowledge directory, for `--with-content` (default from kbidx.toml, else `knowledge`).
+    /// Knowledge directory, for `--with-content` and the full-text fallback (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
     pub knowledge: Option<PathBuf>,
     /// Scoring method.
@@ -140,6 +166,9 @@ pub struct SearchArgs {
     /// Budget of characters of attached content over all results (implies --with-content).
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
+    /// Full-text fallback flags.
+    #[command(flatten)]
+    pub fallback: FallbackArgs,
 }
 
 /// Scoring method names on the command line.
@@ -231,6 +260,8 @@ pub struct SearchOptions {
     pub with_content: bool,
     /// Content budget in characters.
     pub max_chars: Option<usize>,
+    /// Full-text fallback.
+    pub fallback: fallback::Settings,
 }
 
 impl SearchOptions {
@@ -285,6 +316,7 @@ impl SearchOptions {
             explain: args.explain,
             with_content: args.with_content || args.max_chars.is_some(),
             max_chars: args.max_chars,
+            fallback: args.fallback.resolve(config),
         })
     }
 }
@@ -332,13 +364,14 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             pipeline::build(&options)?.index
         }
     };
-    let runs = eval::evaluate_with(
+    let runs = eval::evaluate_full(
         &index,
         Some(&knowledge),
         &cases,
         &args.mode,
         &args.scoring,
         args.top,
+        args.fallback.resolve(config),
     )?;
     match args.format {
         EvalFormat::Json => {
@@ -362,6 +395,17 @@ fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
         options.min_score,
     );
     let mut report = Report::new(matcher.entries(), &options.query, options.scoring, &outcome);
+    if options.scoring == Scoring::Default {
+        let pass = fallback::run(
+            options.fallback,
+            &outcome,
+            &options.query,
+            matcher.entries(),
+            &options.knowledge,
+            options.top,
+        );
+        report.apply_fallback(matcher.entries(), &outcome, &pass, options.top);
+    }
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
         report.attach_content(|r| library.section(r), options.max_chars)?;

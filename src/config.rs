@@ -31,6 +31,8 @@ pub struct Config {
     pub exclude: Vec<String>,
     /// Derived terms per section in the index's `terms` column (0: none; default 12).
     pub terms: usize,
+    /// Full-text fallback of `search` and `eval` (see `fallback`).
+    pub fallback: crate::fallback::Settings,
 }
 
 impl Default for Config {
@@ -42,6 +44,7 @@ impl Default for Config {
             include: vec!["**/*.json".to_owned()],
             exclude: Vec::new(),
             terms: DEFAULT_TERMS,
+            fallback: crate::fallback::Settings::default(),
         }
     }
 }
@@ -56,6 +59,8 @@ struct RawConfig {
     include: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
     terms: Option<usize>,
+    fallback: Option<bool>,
+    fallback_min: Option<usize>,
 }
 
 impl Config {
@@ -92,6 +97,10 @@ impl Config {
             include: raw.include.unwrap_or(default.include),
             exclude: raw.exclude.unwrap_or(default.exclude),
             terms: raw.terms.unwrap_or(default.terms),
+            fallback: crate::fallback::Settings {
+                enabled: raw.fallback.unwrap_or(default.fallback.enabled),
+                min: raw.fallback_min.unwrap_or(default.fallback.min),
+            },
         })
     }
 }
@@ -118,6 +127,21 @@ mod tests {
                 vec!["drafts/**".to_owned()]
             ))
         );
+    }
+
+    #[test]
+    fn fallback_keys() {
+        let parse = |text: &str| {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .map(|c| (c.fallback.enabled, c.fallback.min))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(parse(""), Ok((true, crate::fallback::DEFAULT_MIN)));
+        assert_eq!(
+            parse("fallback = false\nfallback_min = 5\n"),
+            Ok((false, 5))
+        );
+        assert!(parse("fallback = \"yes\"\n").is_err());
     }
 
     #[test]
