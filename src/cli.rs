@@ -13,6 +13,7 @@ use crate::config::Config;
 use crate::content::Library;
 use crate::error::{Error, Result, display};
 use crate::eval::{self, Method, Mode};
+use crate::fallback;
 use crate::matcher::query::LevelledKeywords;
 use crate::matcher::{Hierarchy, Matcher, Query, Scoring};
 use crate::model::Index;
@@ -93,6 +94,31 @@ pub struct EvalArgs {
     /// Weight of the section score in the two-pass blend, 0–1 (default from kbidx.toml, else 0.7).
     #[arg(long, value_name = "ALPHA")]
     pub hierarchy_alpha: Option<f64>,
+    /// Full-text fallback flags.
+    #[command(flatten)]
+    pub fallback: FallbackArgs,
+}
+
+/// Full-text fallback flags, shared by `search` and `eval`.
+#[derive(Debug, Args)]
+pub struct FallbackArgs {
+    /// Never score section text when the index pass is unsure (default scoring only).
+    #[arg(long)]
+    pub no_fallback: bool,
+    /// Score section text when fewer than N index hits are confident and fewer than --top were
+    /// found (default from kbidx.toml, else 3).
+    #[arg(long, value_name = "N")]
+    pub fallback_min: Option<usize>,
+}
+
+impl FallbackArgs {
+    /// The fallback settings: these flags over `kbidx.toml`.
+    fn resolve(&self, config: &Config) -> fallback::Settings {
+        fallback::Settings {
+            enabled: config.fallback.enabled && !self.no_fallback,
+            min: self.fallback_min.unwrap_or(config.fallback.min),
+        }
+    }
 }
 
 /// `kbidx eval --format`.
@@ -125,7 +151,7 @@ pub struct SearchArgs {
     /// Index file (default from kbidx.toml, else `index/index.toon`).
     #[arg(long, value_name = "FILE")]
     pub index: Option<PathBuf>,
-    /// Knowledge directory, for `--with-content` (default from kbidx.toml, else `knowledge`).
+    /// Knowledge directory, for `--with-content` and the full-text fallback (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
     pub knowledge: Option<PathBuf>,
     /// Scoring method.
@@ -158,6 +184,9 @@ pub struct SearchArgs {
     /// Weight of the section score in the two-pass blend, 0–1 (default from kbidx.toml, else 0.7).
     #[arg(long, value_name = "ALPHA")]
     pub hierarchy_alpha: Option<f64>,
+    /// Full-text fallback flags.
+    #[command(flatten)]
+    pub fallback: FallbackArgs,
 }
 
 /// Scoring method names on the command line.
@@ -251,6 +280,8 @@ pub struct SearchOptions {
     pub max_chars: Option<usize>,
     /// Two-pass file → section search, when on.
     pub hierarchy: Option<Hierarchy>,
+    /// Full-text fallback.
+    pub fallback: fallback::Settings,
 }
 
 /// Resolves `--hierarchy`/`--no-hierarchy`/`--hierarchy-alpha` over `kbidx.toml`.
@@ -331,6 +362,7 @@ impl SearchOptions {
                 args.no_hierarchy,
                 args.hierarchy_alpha,
             )?,
+            fallback: args.fallback.resolve(config),
         })
     }
 }
@@ -379,19 +411,22 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             pipeline::build(&options)?.index
         }
     };
-    let runs = eval::evaluate_with(
+    let runs = eval::evaluate_full(
         &index,
         Some(&knowledge),
         &cases,
         &args.mode,
         &args.scoring,
         args.top,
-        hierarchy(
-            config,
-            args.hierarchy,
-            args.no_hierarchy,
-            args.hierarchy_alpha,
-        )?,
+        eval::Settings {
+            hierarchy: hierarchy(
+                config,
+                args.hierarchy,
+                args.no_hierarchy,
+                args.hierarchy_alpha,
+            )?,
+            fallback: args.fallback.resolve(config),
+        },
     )?;
     match args.format {
         EvalFormat::Json => {
@@ -417,6 +452,17 @@ fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
         options.min_score,
     );
     let mut report = Report::new(matcher.entries(), &options.query, options.scoring, &outcome);
+    if options.scoring == Scoring::Default {
+        let pass = fallback::run(
+            options.fallback,
+            &outcome,
+            &options.query,
+            matcher.entries(),
+            &options.knowledge,
+            options.top,
+        );
+        report.apply_fallback(matcher.entries(), &outcome, &pass, options.top);
+    }
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
         report.attach_content(|r| library.section(r), options.max_chars)?;

@@ -35,6 +35,8 @@ pub struct Config {
     pub hierarchy: bool,
     /// Weight of the section score in the two-pass blend (0–1).
     pub hierarchy_alpha: f64,
+    /// Full-text fallback of `search` and `eval` (see `fallback`).
+    pub fallback: crate::fallback::Settings,
 }
 
 /// Whether the two-pass file → section search is on unless configured otherwise
@@ -52,6 +54,7 @@ impl Default for Config {
             terms: DEFAULT_TERMS,
             hierarchy: DEFAULT_HIERARCHY,
             hierarchy_alpha: crate::matcher::DEFAULT_ALPHA,
+            fallback: crate::fallback::Settings::default(),
         }
     }
 }
@@ -68,6 +71,8 @@ struct RawConfig {
     terms: Option<usize>,
     hierarchy: Option<bool>,
     hierarchy_alpha: Option<f64>,
+    fallback: Option<bool>,
+    fallback_min: Option<usize>,
 }
 
 impl Config {
@@ -117,6 +122,10 @@ impl Config {
                 Some(a) => a,
                 None => default.hierarchy_alpha,
             },
+            fallback: crate::fallback::Settings {
+                enabled: raw.fallback.unwrap_or(default.fallback.enabled),
+                min: raw.fallback_min.unwrap_or(default.fallback.min),
+            },
         })
     }
 }
@@ -143,6 +152,21 @@ mod tests {
                 vec!["drafts/**".to_owned()]
             ))
         );
+    }
+
+    #[test]
+    fn fallback_keys() {
+        let parse = |text: &str| {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .map(|c| (c.fallback.enabled, c.fallback.min))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(parse(""), Ok((true, crate::fallback::DEFAULT_MIN)));
+        assert_eq!(
+            parse("fallback = false\nfallback_min = 5\n"),
+            Ok((false, 5))
+        );
+        assert!(parse("fallback = \"yes\"\n").is_err());
     }
 
     #[test]

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bm25::Bm25Index;
 use crate::error::{Error, Result};
+use crate::fallback::{self, Corpus};
 use crate::matcher::query::LevelledKeywords;
 use crate::matcher::{Hierarchy, Level, Matcher, Query, Scoring};
 use crate::model::Index;
@@ -165,6 +166,8 @@ pub struct Run {
     pub mode: Mode,
     /// Method.
     pub method: Method,
+    /// Whether the full-text fallback could run (default scoring, fallback on, knowledge given).
+    pub fallback: bool,
     /// Aggregates.
     pub metrics: Metrics,
     /// Per query.
@@ -195,7 +198,49 @@ pub fn evaluate_with(
     top: usize,
     hierarchy: Option<Hierarchy>,
 ) -> Result<Vec<Run>> {
+    let off = fallback::Settings {
+        enabled: false,
+        ..fallback::Settings::default()
+    };
+    let settings = Settings {
+        hierarchy,
+        fallback: off,
+    };
+    evaluate_full(index, knowledge, cases, modes, methods, top, settings)
+}
+
+/// Search settings beyond the scoring method, as `kbidx search` takes them.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Two-pass file → section search, when on.
+    pub hierarchy: Option<Hierarchy>,
+    /// The full-text fallback.
+    pub fallback: fallback::Settings,
+}
+
+/// [`evaluate_with`], with the full-text fallback as `kbidx search` runs it
+/// (default scoring only; it needs `knowledge`, else it is skipped).
+pub fn evaluate_full(
+    index: &Index,
+    knowledge: Option<&Path>,
+    cases: &[Case],
+    modes: &[Mode],
+    methods: &[Method],
+    top: usize,
+    settings: Settings,
+) -> Result<Vec<Run>> {
+    let Settings {
+        hierarchy,
+        fallback,
+    } = settings;
     let matcher = Matcher::new(index).with_hierarchy(hierarchy);
+    // The section text, read once, when the fallback may run.
+    let corpus = match knowledge {
+        Some(dir) if fallback.enabled && methods.contains(&Method::Default) && dir.is_dir() => {
+            Some(Corpus::load(matcher.entries(), dir))
+        }
+        _ => None,
+    };
     let bm25 = if methods.contains(&Method::Bm25) {
         let dir = knowledge.ok_or_else(|| {
             Error::Usage("--scoring bm25 needs the knowledge directory (section text)".into())
@@ -219,12 +264,24 @@ pub fn evaluate_with(
             let mut results = Vec::new();
             for (case, query) in &queries {
                 let rows: Vec<usize> = match (method, &bm25) {
-                    (Method::Default, _) => matcher
-                        .search(query, Scoring::Default, top, None)
-                        .hits
-                        .iter()
-                        .map(|h| h.row)
-                        .collect(),
+                    (Method::Default, _) => {
+                        let outcome = matcher.search(query, Scoring::Default, top, None);
+                        let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
+                        match &corpus {
+                            Some(corpus) if fallback.needed(&outcome, top) => {
+                                let found: Vec<usize> =
+                                    corpus.search(query, top).iter().map(|h| h.row).collect();
+                                fallback::merge(&index_rows, &found, top)
+                                    .into_iter()
+                                    .map(|s| match s {
+                                        fallback::Source::Index(i) => index_rows[i],
+                                        fallback::Source::Fulltext(i) => found[i],
+                                    })
+                                    .collect()
+                            }
+                            _ => index_rows,
+                        }
+                    }
                     (Method::Seed, _) => matcher
                         .search(query, Scoring::Seed, top, None)
                         .hits
@@ -265,6 +322,7 @@ pub fn evaluate_with(
             runs.push(Run {
                 mode,
                 method,
+                fallback: method == Method::Default && corpus.is_some(),
                 metrics: metrics(&results),
                 cases: results,
             });
@@ -374,6 +432,9 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
             m.ndcg_at_10,
             m.median_returned
         ));
+    }
+    if runs.iter().any(|r| r.fallback) {
+        s.push_str("(default: with the full-text fallback; --no-fallback measures without)\n");
     }
     if details {
         for r in runs {

@@ -6,6 +6,7 @@ pub mod content;
 pub mod error;
 pub mod eval;
 pub mod extract;
+pub mod fallback;
 pub mod knowledge;
 pub mod matcher;
 pub mod model;

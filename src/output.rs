@@ -9,6 +9,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::fallback;
 use crate::matcher::{Level, Outcome, Query, Scoring};
 use crate::model::EntryRef;
 use crate::toon::quote;
@@ -39,6 +40,11 @@ pub struct Report {
     /// With the two-pass search on: the mode that ran (`hierarchical` or `flat`) and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search_mode: Option<SearchModeRow>,
+    /// What the full-text fallback did: `off`, `not needed`, `no knowledge directory` or `ran`.
+    pub fallback: &'static str,
+    /// For `--explain`: why the fallback ran or not.
+    #[serde(skip)]
+    pub fallback_note: String,
     /// The results, best first.
     pub results: Vec<ResultRow>,
 }
@@ -75,8 +81,13 @@ pub struct ResultRow {
     pub score: f64,
     /// Score relative to the query's ideal, 0–1 (rounded to 4 decimals).
     pub normalized_score: f64,
+    /// Which stage found it: `index` or `fulltext` (the fallback).
+    pub stage: &'static str,
     /// What matched.
     pub matched: Vec<MatchedRow>,
+    /// Fallback results: the section text around the first match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excerpt: Option<String>,
     /// The section's text (`--with-content`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
@@ -142,6 +153,7 @@ impl Report {
                     title: entry.title.to_string(),
                     score: round(hit.score),
                     normalized_score: round(hit.normalized),
+                    stage: "index",
                     matched: hit
                         .matched
                         .iter()
@@ -153,6 +165,7 @@ impl Report {
                             partial: m.partial.clone(),
                         })
                         .collect(),
+                    excerpt: None,
                     content: None,
                     truncated: false,
                 }
@@ -167,7 +180,84 @@ impl Report {
                 mode: m.as_str(),
                 reason: m.reason.clone(),
             }),
+            fallback: fallback::Status::Off.as_str(),
+            fallback_note: String::new(),
             results,
+        }
+    }
+
+    /// Merges the fallback's hits (`pass`) into the results of the index
+    /// pass's `outcome` (see [`fallback::merge`]) and renumbers the ranks.
+    pub fn apply_fallback(
+        &mut self,
+        entries: &[EntryRef<'_>],
+        outcome: &Outcome,
+        pass: &fallback::Pass,
+        top: usize,
+    ) {
+        self.fallback = pass.status.as_str();
+        self.fallback_note = match pass.status {
+            fallback::Status::Off => String::new(),
+            fallback::Status::Ran if pass.unreadable > 0 => format!(
+                " ({} of {} index results confident; {} sections could not be read)",
+                pass.confident,
+                outcome.hits.len(),
+                pass.unreadable
+            ),
+            _ => format!(
+                " ({} of {} index results confident; runs when fewer than {} are and fewer than --top {} were found)",
+                pass.confident,
+                outcome.hits.len(),
+                pass.min,
+                top
+            ),
+        };
+        if pass.hits.is_empty() {
+            return;
+        }
+        let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
+        let fulltext_rows: Vec<usize> = pass.hits.iter().map(|h| h.row).collect();
+        let order = fallback::merge(&index_rows, &fulltext_rows, top);
+        let mut index_results: Vec<Option<ResultRow>> = std::mem::take(&mut self.results)
+            .into_iter()
+            .map(Some)
+            .collect();
+        for (i, source) in order.into_iter().enumerate() {
+            let row = match source {
+                fallback::Source::Index(k) => index_results[k].take(),
+                fallback::Source::Fulltext(k) => {
+                    let hit = &pass.hits[k];
+                    let entry = &entries[hit.row];
+                    Some(ResultRow {
+                        rank: 0,
+                        reference: entry.reference.to_string(),
+                        file: entry.file().to_owned(),
+                        section: entry.section().to_owned(),
+                        title: entry.title.to_string(),
+                        score: round(hit.score),
+                        normalized_score: round(hit.normalized),
+                        stage: "fulltext",
+                        matched: hit
+                            .matched
+                            .iter()
+                            .map(|m| MatchedRow {
+                                keyword: m.keyword.clone(),
+                                level: m.level.as_str(),
+                                field: m.field,
+                                points: round(m.points),
+                                partial: m.partial.clone(),
+                            })
+                            .collect(),
+                        excerpt: Some(hit.excerpt.clone()),
+                        content: None,
+                        truncated: false,
+                    })
+                }
+            };
+            if let Some(mut row) = row {
+                row.rank = i + 1;
+                self.results.push(row);
+            }
         }
     }
 
@@ -225,8 +315,15 @@ impl Report {
             if !r.title.is_empty() {
                 s.push_str(&format!("  {}", r.title));
             }
+            if r.stage != "index" {
+                s.push_str(&format!("  [{}]", r.stage));
+            }
             s.push('\n');
             if explain {
+                s.push_str(&format!("       stage: {}\n", r.stage));
+                if let Some(excerpt) = &r.excerpt {
+                    s.push_str(&format!("       excerpt: {excerpt}\n"));
+                }
                 for m in &r.matched {
                     let partial = m
                         .partial
@@ -251,6 +348,12 @@ impl Report {
                     s.push_str("     | …\n");
                 }
             }
+        }
+        if explain {
+            s.push_str(&format!(
+                "full-text fallback: {}{}\n",
+                self.fallback, self.fallback_note
+            ));
         }
         s
     }
@@ -281,8 +384,10 @@ impl Report {
             }
         }
         s.push_str(&format!(
-            "scoring: {}\ntotal: {}\n",
-            self.scoring, self.total
+            "scoring: {}\ntotal: {}\nfallback: {}\n",
+            self.scoring,
+            self.total,
+            quote(self.fallback, ',')
         ));
         if let Some(mode) = &self.search_mode {
             s.push_str(&format!(
@@ -292,14 +397,19 @@ impl Report {
             ));
         }
         let with_content = self.results.iter().any(|r| r.content.is_some());
+        let with_excerpt = self.results.iter().any(|r| r.excerpt.is_some());
         let mut fields = vec![
             "rank",
             "reference",
             "title",
             "score",
             "normalized_score",
+            "stage",
             "matched",
         ];
+        if with_excerpt {
+            fields.push("excerpt");
+        }
         if with_content {
             fields.push("content");
         }
@@ -330,8 +440,12 @@ impl Report {
                 quote(&r.title, ','),
                 r.score.to_string(),
                 r.normalized_score.to_string(),
+                r.stage.to_owned(),
                 quote(&matched.join(" "), ','),
             ];
+            if with_excerpt {
+                cells.push(quote(r.excerpt.as_deref().unwrap_or_default(), ','));
+            }
             if with_content {
                 cells.push(quote(r.content.as_deref().unwrap_or_default(), ','));
             }

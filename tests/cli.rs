@@ -580,7 +580,9 @@ fn search_json_document_schema() {
         |v: &serde_json::Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
     assert_eq!(
         keys(&doc),
-        ["query", "keywords", "scoring", "total", "results"]
+        [
+            "query", "keywords", "scoring", "total", "fallback", "results"
+        ]
     );
     assert_eq!(doc["query"], "JSON で結果がほしい");
     assert_eq!(keys(&doc["keywords"])[..3], ["l1", "l2", "l3"]);
@@ -603,10 +605,12 @@ fn search_json_document_schema() {
             "section",
             "score",
             "normalized_score",
+            "stage",
             "matched",
         ] {
             assert!(r.get(key).is_some(), "result {i} lacks `{key}`: {r}");
         }
+        assert_eq!(r["stage"], "index", "{r}");
         assert_eq!(r["rank"].as_u64(), Some(i as u64 + 1));
         let reference = format!(
             "{}#{}",
@@ -643,6 +647,115 @@ fn search_json_document_schema() {
         );
     }
     insta::assert_snapshot!("search__json_format", run.transcript());
+}
+
+#[test]
+fn search_fallback_finds_text_only_in_section_bodies() {
+    let sandbox = Sandbox::repo_knowledge();
+    // "katakana" and "lowercase" occur only in section bodies (the answer is
+    // reference/scoring.json#normalization): in no title, hints or derived terms.
+    let question = "Is katakana treated like lowercase text?";
+    let index = std::fs::read_to_string(sandbox.path("index/index.toon")).unwrap();
+    for word in ["katakana", "lowercase"] {
+        assert!(
+            !index.to_lowercase().contains(word),
+            "{word} is in the index"
+        );
+    }
+    let json = sandbox
+        .run(&["search", "--format", "json", question])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["fallback"], "ran");
+    let results = doc["results"].as_array().unwrap();
+    let answer = results
+        .iter()
+        .find(|r| r["reference"] == "reference/scoring.json#normalization")
+        .unwrap_or_else(|| panic!("answer not found: {}", json.stdout));
+    assert_eq!(answer["stage"], "fulltext");
+    assert_eq!(answer["matched"][0]["field"], "body");
+    let excerpt = answer["excerpt"].as_str().unwrap();
+    assert!(excerpt.contains("katakana"), "{excerpt}");
+    assert!(excerpt.chars().count() <= 202, "{excerpt}");
+    // Fallback results come after every index result, and no reference twice.
+    let stages: Vec<&str> = results
+        .iter()
+        .map(|r| r["stage"].as_str().unwrap())
+        .collect();
+    assert!(
+        stages.windows(2).all(|w| w != ["fulltext", "index"]),
+        "{stages:?}"
+    );
+    let mut references: Vec<&str> = results
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .collect();
+    references.sort_unstable();
+    references.dedup();
+    assert_eq!(references.len(), results.len());
+
+    // Without the fallback only the index pass's results remain.
+    let off = sandbox
+        .run(&["search", "--no-fallback", question])
+        .success();
+    assert!(!off.stdout.contains("[fulltext]"), "{}", off.transcript());
+
+    // Japanese: 偶然一致 is only in the body of guide/agent-skill.json#judgement;
+    // its fallback hit comes after the index pass's hits, marked in text and explained.
+    let japanese = sandbox
+        .run(&["search", "--top", "5", "偶然一致した結果はどう扱う？"])
+        .success();
+    assert!(
+        japanese
+            .stdout
+            .lines()
+            .any(|l| l.contains("guide/agent-skill.json#judgement") && l.ends_with("[fulltext]")),
+        "{}",
+        japanese.stdout
+    );
+    let explain = sandbox
+        .run(&[
+            "search",
+            "--top",
+            "5",
+            "--explain",
+            "偶然一致した結果はどう扱う？",
+        ])
+        .success();
+    assert!(
+        explain.stdout.contains("stage: fulltext"),
+        "{}",
+        explain.stdout
+    );
+    assert!(explain.stdout.contains("excerpt: "), "{}", explain.stdout);
+
+    // `fallback = false` in kbidx.toml turns it off; so does a missing knowledge directory.
+    sandbox.write("off.toml", "fallback = false\n");
+    let config_off = sandbox
+        .run(&[
+            "--config", "off.toml", "search", "--format", "json", question,
+        ])
+        .success();
+    assert!(
+        config_off.stdout.contains("\"fallback\": \"off\""),
+        "{}",
+        config_off.transcript()
+    );
+    let no_knowledge = sandbox.run(&[
+        "search",
+        "--knowledge",
+        "missing",
+        "--format",
+        "json",
+        question,
+    ]);
+    assert_eq!(no_knowledge.code, 0, "{}", no_knowledge.transcript());
+    let doc: serde_json::Value = serde_json::from_str(&no_knowledge.stdout).unwrap();
+    assert_eq!(doc["fallback"], "no knowledge directory");
+    insta::assert_snapshot!(
+        "search__fallback",
+        transcripts(&[json, off, japanese, explain, config_off, no_knowledge])
+    );
 }
 
 #[test]
@@ -822,8 +935,10 @@ fn eval_summary_runs() {
         "{}",
         run.stdout
     );
-    // keywords, terms and question, each with default and seed; no per-query details.
-    assert_eq!(lines.len(), 7, "{}", run.stdout);
+    // keywords, terms and question, each with default and seed, and the note that
+    // default ran with the full-text fallback; no per-query details.
+    assert_eq!(lines.len(), 8, "{}", run.stdout);
+    assert!(lines[7].contains("full-text fallback"), "{}", run.stdout);
     for mode in ["keywords", "terms", "question"] {
         for method in ["default", "seed"] {
             assert!(
