@@ -4,6 +4,7 @@
 //! the library's option types before doing any work, and returns the exit
 //! code (0 success/results, 1 stale index or no results, 2 is an `Err`).
 
+use std::borrow::Cow;
 use std::io::{Read as _, Write};
 use std::path::PathBuf;
 
@@ -14,6 +15,7 @@ use crate::content::Library;
 use crate::error::{Error, Result, display};
 use crate::eval::{self, Method, Mode};
 use crate::fallback;
+use crate::index_file::IndexFile;
 use crate::matcher::query::LevelledKeywords;
 use crate::matcher::{Hierarchy, Matcher, Query, Scoring};
 use crate::model::Index;
@@ -441,27 +443,27 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
 }
 
 fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
-    let bytes = read_index(&options.index)?;
-    let text = index_text(&options.index, &bytes)?;
-    let matcher = Matcher::from_rows(toon::decode_rows(&options.index, text)?)
-        .with_hierarchy(options.hierarchy);
+    let file = IndexFile::open(&options.index)?;
+    let text = index_text(&options.index, file.bytes())?;
+    let matcher =
+        Matcher::from_text(&options.index, Cow::Borrowed(text))?.with_hierarchy(options.hierarchy);
     let outcome = matcher.search(
         &options.query,
         options.scoring,
         options.top,
         options.min_score,
     );
-    let mut report = Report::new(matcher.entries(), &options.query, options.scoring, &outcome);
+    let mut report = Report::new(&matcher, &options.query, options.scoring, &outcome);
     if options.scoring == Scoring::Default {
         let pass = fallback::run(
             options.fallback,
             &outcome,
             &options.query,
-            matcher.entries(),
+            &matcher,
             &options.knowledge,
             options.top,
         );
-        report.apply_fallback(matcher.entries(), &outcome, &pass, options.top);
+        report.apply_fallback(&matcher, &outcome, &pass, options.top);
     }
     if options.with_content {
         let mut library = Library::new(&options.knowledge);

@@ -233,11 +233,11 @@ pub fn evaluate_full(
         hierarchy,
         fallback,
     } = settings;
-    let matcher = Matcher::new(index).with_hierarchy(hierarchy);
+    let matcher = Matcher::new(index)?.with_hierarchy(hierarchy);
     // The section text, read once, when the fallback may run.
     let corpus = match knowledge {
         Some(dir) if fallback.enabled && methods.contains(&Method::Default) && dir.is_dir() => {
-            Some(Corpus::load(matcher.entries(), dir))
+            Some(Corpus::load(&matcher.entries(), dir))
         }
         _ => None,
     };

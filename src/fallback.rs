@@ -22,7 +22,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use crate::content::Sections;
 use crate::matcher::normalize::normalize;
 use crate::matcher::tokenize;
-use crate::matcher::{Level, Outcome, Query};
+use crate::matcher::{Level, Matcher, Outcome, Query};
 use crate::model::{EntryRef, split_reference};
 
 /// An index hit is confident when its normalised score is at least this.
@@ -536,7 +536,7 @@ pub fn run(
     settings: Settings,
     outcome: &Outcome,
     query: &Query,
-    entries: &[EntryRef<'_>],
+    matcher: &Matcher<'_>,
     knowledge: &Path,
     top: usize,
 ) -> Pass {
@@ -558,7 +558,7 @@ pub fn run(
         pass.status = Status::NoKnowledge;
         return pass;
     }
-    let corpus = Corpus::load(entries, knowledge);
+    let corpus = Corpus::load(&matcher.entries(), knowledge);
     pass.status = Status::Ran;
     pass.hits = corpus.search(query, top);
     pass.unreadable = corpus.unreadable;

@@ -7,6 +7,7 @@ pub mod error;
 pub mod eval;
 pub mod extract;
 pub mod fallback;
+pub mod index_file;
 pub mod knowledge;
 pub mod matcher;
 pub mod model;

@@ -10,8 +10,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::fallback;
-use crate::matcher::{Level, Outcome, Query, Scoring};
-use crate::model::EntryRef;
+use crate::matcher::{Level, Matcher, Outcome, Query, Scoring};
 use crate::toon::quote;
 
 /// Output format of `kbidx search`.
@@ -123,12 +122,7 @@ pub struct MatchedRow {
 
 impl Report {
     /// Builds the report for `outcome` of `query` over `entries` (the matcher's rows).
-    pub fn new(
-        entries: &[EntryRef<'_>],
-        query: &Query,
-        scoring: Scoring,
-        outcome: &Outcome,
-    ) -> Self {
+    pub fn new(entries: &Matcher<'_>, query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
         let mut keywords = KeywordLists::default();
         for k in &query.keywords {
             let list = match k.level {
@@ -144,7 +138,7 @@ impl Report {
             .iter()
             .enumerate()
             .map(|(i, hit)| {
-                let entry = &entries[hit.row];
+                let entry = entries.entry(hit.row);
                 ResultRow {
                     rank: i + 1,
                     reference: entry.reference.to_string(),
@@ -190,7 +184,7 @@ impl Report {
     /// pass's `outcome` (see [`fallback::merge`]) and renumbers the ranks.
     pub fn apply_fallback(
         &mut self,
-        entries: &[EntryRef<'_>],
+        entries: &Matcher<'_>,
         outcome: &Outcome,
         pass: &fallback::Pass,
         top: usize,
@@ -227,7 +221,7 @@ impl Report {
                 fallback::Source::Index(k) => index_results[k].take(),
                 fallback::Source::Fulltext(k) => {
                     let hit = &pass.hits[k];
-                    let entry = &entries[hit.row];
+                    let entry = entries.entry(hit.row);
                     Some(ResultRow {
                         rank: 0,
                         reference: entry.reference.to_string(),

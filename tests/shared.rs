@@ -171,7 +171,7 @@ fn worked_example_paging() {
     let case = &cases[0];
     assert_eq!(case.query, "ページングを実装したい");
     let query = Query::from_levels(case.keywords.as_ref().unwrap());
-    let matcher = Matcher::new(&index);
+    let matcher = Matcher::new(&index).unwrap();
     for scoring in [Scoring::Default, Scoring::Seed] {
         let outcome = matcher.search(&query, scoring, 30, None);
         let top: Vec<&str> = outcome

@@ -1,130 +1,358 @@
-//! The searchable text of a run of index rows, folded once, in one buffer.
+//! What a search scans: the index text itself, in place, plus folded copies of
+//! the few cells that cannot be matched as they are.
 //!
-//! Rows of one file share their file path and file title, so a [`Haystack`]
-//! stores those once per *group* (consecutive rows with the same file path and
-//! file title) and then each row's own fields: section title, hints, section
-//! id and derived terms. Every field is normalised (see `normalize`) and ends
-//! with `\n`, which no normalised keyword contains, so one Aho-Corasick pass
-//! over [`Haystack::text`] finds every keyword in every field, and a match's
-//! end offset tells which *segment* (unit and field) it fell in. Units are
-//! numbered in text order: a group, then its rows, then the next group.
+//! Most cells are already normalised up to ASCII case (see `is_folded`), and
+//! the automaton ignores ASCII case, so kbidx scans the index text as it lies
+//! in memory (mapped from the file): no copy, no per-row allocation. A match
+//! is placed by its offsets: the row whose text holds it, then the cell (and,
+//! in a `file title / section title` title, the part). Matches outside a
+//! searchable in-place cell (delimiters, quotes, other columns, cells that
+//! need folding) are dropped. Cells that need folding (full-width letters,
+//! half-width katakana, escapes, doubled spaces …) are folded once into a
+//! [`Side`] buffer, each followed by `\n`, and scanned separately. The index is
+//! split into contiguous chunks of rows, scanned in parallel.
 
 use std::borrow::Cow;
+use std::ops::Range;
+use std::path::Path;
+
+use aho_corasick::AhoCorasick;
 
 use super::normalize::{is_folded, normalize};
-use super::score::Field;
-use crate::model::{EntryRef, split_reference};
+use super::score::{Field, match_bit};
+use crate::error::Result;
+use crate::toon::Table;
 
-/// Rows sharing one file path and file title.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Group {
-    /// The group's own unit (file path and file title).
-    pub(super) unit: u32,
-    /// Rows `first..end` (positions within the haystack's rows).
-    pub(super) first: u32,
-    /// One past the last row.
-    pub(super) end: u32,
-}
-
-/// Folded text of a run of rows (see module docs).
+/// Folded copies of the cells of a run of rows that cannot be scanned in place.
 #[derive(Debug, Default)]
-pub(super) struct Haystack {
-    /// All fields, folded, each followed by `\n`.
-    pub(super) text: String,
-    /// Non-empty fields in text order (*segments*): where each ends (the
-    /// offset of its `\n`), the unit it belongs to and which field it is.
-    /// Three arrays rather than one of structs: 9 bytes a segment, not 12.
-    pub(super) ends: Vec<u32>,
-    /// The unit (group or row) of each segment.
-    pub(super) seg_units: Vec<u32>,
-    /// The field of each segment.
-    pub(super) fields: Vec<Field>,
-    /// Groups in row order.
-    pub(super) groups: Vec<Group>,
-    /// Unit of each row.
-    pub(super) row_unit: Vec<u32>,
-    /// Whether each row has hints (rows with curated hints weigh derived terms less).
-    pub(super) curated: Vec<bool>,
-    /// Number of units (groups + rows).
-    pub(super) units: u32,
+pub(super) struct Side {
+    /// The folded cells, each followed by `\n`.
+    text: String,
+    /// Offset of each cell's `\n`.
+    ends: Vec<u32>,
+    /// Row of each cell.
+    rows: Vec<u32>,
+    /// Field of each cell.
+    fields: Vec<Field>,
 }
 
-impl Haystack {
-    /// Folds `rows` into one buffer.
-    pub(super) fn new(rows: &[EntryRef<'_>]) -> Self {
-        let bytes: usize = rows.iter().map(|r| r.len() + 6).sum();
-        let mut hay = Self {
-            text: String::with_capacity(bytes),
-            ends: Vec::with_capacity(rows.len() * 4),
-            seg_units: Vec::with_capacity(rows.len() * 4),
-            fields: Vec::with_capacity(rows.len() * 4),
-            row_unit: Vec::with_capacity(rows.len()),
-            curated: Vec::with_capacity(rows.len()),
-            ..Self::default()
-        };
-        let mut current: Option<(&str, &str)> = None;
-        for (i, row) in rows.iter().enumerate() {
-            let (path, section) = split_reference(&row.reference);
-            let (file_title, title) = split_title(&row.title);
-            if current != Some((path, file_title)) {
-                if let Some(last) = hay.groups.last_mut() {
-                    last.end = i as u32;
-                }
-                let unit = hay.next_unit();
-                hay.groups.push(Group {
-                    unit,
-                    first: i as u32,
-                    end: rows.len() as u32,
-                });
-                hay.push(unit, Field::Path, path);
-                hay.push(unit, Field::FileTitle, file_title);
-                current = Some((path, file_title));
-            }
-            let unit = hay.next_unit();
-            hay.row_unit.push(unit);
-            hay.curated.push(!row.hints.is_empty());
-            hay.push(unit, Field::Title, title);
-            hay.push(unit, Field::Hints, &row.hints);
-            hay.push(unit, Field::Path, section);
-            hay.push(unit, Field::Terms, &row.terms);
-        }
-        hay
-    }
-
-    fn next_unit(&mut self) -> u32 {
-        self.units += 1;
-        self.units - 1
-    }
-
-    /// Appends one field, folded, if it is not empty.
-    fn push(&mut self, unit: u32, field: Field, cell: &str) {
-        if cell.is_empty() {
-            return;
-        }
-        let folded = if is_folded(cell) {
-            Cow::Borrowed(cell)
-        } else {
-            Cow::Owned(normalize(cell))
-        };
+impl Side {
+    fn push(&mut self, row: usize, field: Field, cell: &str) {
+        let folded = normalize(cell);
         if folded.is_empty() {
             return;
         }
         self.text.push_str(&folded);
-        self.ends.push(offset(self.text.len()));
-        self.seg_units.push(unit);
+        self.ends
+            .push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+        self.rows.push(u32::try_from(row).unwrap_or(u32::MAX));
         self.fields.push(field);
         self.text.push('\n');
     }
 }
 
-/// A text offset as `u32`. [`MAX_TEXT`] bounds a haystack's text (callers
-/// split larger indexes into more haystacks), so this never saturates.
-fn offset(at: usize) -> u32 {
-    u32::try_from(at).unwrap_or(u32::MAX)
+/// A contiguous run of rows, folded and scanned on one thread.
+#[derive(Debug)]
+pub(super) struct Chunk {
+    /// The rows.
+    pub(super) rows: Range<usize>,
+    /// Whether each row has hints (rows with curated hints weigh derived terms less).
+    curated: Vec<bool>,
+    /// Cells that need folding.
+    side: Side,
 }
 
-/// The most text one haystack holds.
-pub(super) const MAX_TEXT: usize = 1 << 30;
+/// Whether a cell can be matched where it lies in the index text.
+#[allow(clippy::ptr_arg)] // whether the cell is borrowed is the point
+fn in_place(cell: &Cow<'_, str>) -> bool {
+    matches!(cell, Cow::Borrowed(s) if is_folded(s))
+}
+
+/// Checks every row of `rows` (quoting, cell count) and folds the cells that need it.
+pub(super) fn fold(path: &Path, text: &str, table: &Table, rows: Range<usize>) -> Result<Chunk> {
+    let mut chunk = Chunk {
+        rows: rows.clone(),
+        curated: Vec::with_capacity(rows.len()),
+        side: Side::default(),
+    };
+    let mut cells = Vec::with_capacity(table.columns);
+    for row in rows {
+        cells.clear();
+        table.cells(path, text, row, &mut cells)?;
+        chunk.curated.push(!cells[table.hints].is_empty());
+        for (column, field) in searchable(table) {
+            let cell = &cells[column];
+            if cell.is_empty() || in_place(cell) {
+                continue;
+            }
+            if field == Field::Title {
+                let (file_title, title) = split_title(cell);
+                chunk.side.push(row, Field::FileTitle, file_title);
+                chunk.side.push(row, Field::Title, title);
+            } else {
+                chunk.side.push(row, field, cell);
+            }
+        }
+    }
+    Ok(chunk)
+}
+
+/// The searchable columns and their fields (the title column stands for both title fields).
+fn searchable(table: &Table) -> impl Iterator<Item = (usize, Field)> + '_ {
+    [
+        Some((table.reference, Field::Path)),
+        table.title.map(|c| (c, Field::Title)),
+        Some((table.hints, Field::Hints)),
+        table.terms.map(|c| (c, Field::Terms)),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// Byte ranges (in the index text) of a row's in-place searchable cells, with their fields.
+fn spans(text: &str, table: &Table, row: usize, out: &mut Vec<(usize, usize, Field)>) {
+    out.clear();
+    let mut cells = Vec::with_capacity(table.columns);
+    // The row was checked when the index was folded.
+    if table.cells(Path::new(""), text, row, &mut cells).is_err() {
+        return;
+    }
+    let base = text.as_ptr() as usize;
+    for (column, field) in searchable(table) {
+        let cell = &cells[column];
+        if cell.is_empty() || !in_place(cell) {
+            continue;
+        }
+        let start = cell.as_ptr() as usize - base;
+        if field == Field::Title {
+            let (file_title, title) = split_title(cell);
+            for (part, field) in [(file_title, Field::FileTitle), (title, Field::Title)] {
+                if !part.is_empty() {
+                    let at = start + (part.as_ptr() as usize - cell.as_ptr() as usize);
+                    out.push((at, at + part.len(), field));
+                }
+            }
+        } else {
+            out.push((start, start + cell.len(), field));
+        }
+    }
+}
+
+/// For each row with at least one match: the fields each pattern matched in.
+#[derive(Debug, Default)]
+pub(super) struct RowMasks {
+    /// Matching rows, in index order.
+    pub(super) rows: Vec<usize>,
+    /// Whether each of those rows has hints.
+    pub(super) curated: Vec<bool>,
+    /// `items[ends[i]..ends[i + 1]]` are row `rows[i]`'s (pattern, field mask) pairs.
+    pub(super) ends: Vec<usize>,
+    /// (pattern, field mask): low [`FIELDS`](super::score::FIELDS) bits
+    /// whole-word matches, the next ones word prefixes.
+    pub(super) items: Vec<(u32, u16)>,
+}
+
+impl RowMasks {
+    /// The (pattern, mask) pairs of the `i`-th matching row.
+    pub(super) fn row(&self, i: usize) -> &[(u32, u16)] {
+        &self.items[self.ends[i]..self.ends[i + 1]]
+    }
+
+    fn new() -> Self {
+        Self {
+            ends: vec![0],
+            ..Self::default()
+        }
+    }
+
+    /// Appends `row` with the pairs gathered in `scratch` (at the `touched` patterns).
+    fn push(&mut self, row: usize, curated: bool, touched: &mut Vec<usize>, scratch: &mut [u16]) {
+        for p in touched.drain(..) {
+            self.items.push((p as u32, scratch[p]));
+            scratch[p] = 0;
+        }
+        self.rows.push(row);
+        self.curated.push(curated);
+        self.ends.push(self.items.len());
+    }
+
+    fn append(&mut self, other: Self) {
+        let offset = self.items.len();
+        self.rows.extend(other.rows);
+        self.curated.extend(other.curated);
+        self.ends
+            .extend(other.ends.iter().skip(1).map(|e| e + offset));
+        self.items.extend(other.items);
+    }
+}
+
+/// Scans every chunk (the first on this thread, the others on their own) and
+/// concatenates the results in row order.
+pub(super) fn scan_all(
+    text: &str,
+    table: &Table,
+    chunks: &[Chunk],
+    automaton: &AhoCorasick,
+    n_pat: usize,
+) -> RowMasks {
+    let run = |chunk: &Chunk| scan(text, table, chunk, automaton, n_pat);
+    let parts: Vec<RowMasks> = match chunks {
+        [] => Vec::new(),
+        [one] => vec![run(one)],
+        [first, rest @ ..] => std::thread::scope(|scope| {
+            let handles: Vec<_> = rest.iter().map(|c| scope.spawn(move || run(c))).collect();
+            let mut parts = vec![run(first)];
+            for handle in handles {
+                // A scan does not panic on any input; if a thread did, re-raise it here.
+                parts.push(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                );
+            }
+            parts
+        }),
+    };
+    let mut all = RowMasks::new();
+    for part in parts {
+        all.append(part);
+    }
+    all
+}
+
+/// One chunk: the index text of its rows in place, then its side buffer; merged by row.
+fn scan(
+    text: &str,
+    table: &Table,
+    chunk: &Chunk,
+    automaton: &AhoCorasick,
+    n_pat: usize,
+) -> RowMasks {
+    let mut scratch = vec![0u16; n_pat];
+    let mut touched: Vec<usize> = Vec::new();
+    let note = |p: usize, b: u16, touched: &mut Vec<usize>, scratch: &mut [u16]| {
+        if scratch[p] == 0 {
+            touched.push(p);
+        }
+        scratch[p] |= b;
+    };
+    let curated = |row: usize| chunk.curated[row - chunk.rows.start];
+
+    // In place.
+    let mut main = RowMasks::new();
+    if let (Some(&(lo, _)), Some(&(_, hi))) = (
+        table.rows.get(chunk.rows.start),
+        chunk
+            .rows
+            .end
+            .checked_sub(1)
+            .and_then(|r| table.rows.get(r)),
+    ) {
+        let (lo, hi) = (lo as usize, hi as usize);
+        let mut row = chunk.rows.start;
+        let mut spans_of = usize::MAX;
+        let mut spans = Vec::new();
+        for m in automaton.find_overlapping_iter(&text[lo..hi]) {
+            let (start, end) = (lo + m.start(), lo + m.end());
+            while (table.rows[row].1 as usize) < end {
+                if !touched.is_empty() {
+                    main.push(row, curated(row), &mut touched, &mut scratch);
+                }
+                row += 1;
+            }
+            if start < table.rows[row].0 as usize {
+                continue;
+            }
+            if spans_of != row {
+                self::spans(text, table, row, &mut spans);
+                spans_of = row;
+            }
+            // Boundaries are judged within the cell (or title part) only.
+            let Some(&(cell_start, cell_end, field)) =
+                spans.iter().find(|s| s.0 <= start && end <= s.1)
+            else {
+                continue;
+            };
+            let cell = &text[cell_start..cell_end];
+            if let Some(b) = match_bit(cell, start - cell_start, end - cell_start, field) {
+                note(m.pattern().as_usize(), b, &mut touched, &mut scratch);
+            }
+        }
+        if !touched.is_empty() {
+            main.push(row, curated(row), &mut touched, &mut scratch);
+        }
+    }
+
+    // Side buffer.
+    let side = &chunk.side;
+    if side.text.is_empty() {
+        return main;
+    }
+    let mut extra = RowMasks::new();
+    let mut seg = 0;
+    let mut current = usize::MAX;
+    for m in automaton.find_overlapping_iter(&side.text) {
+        while side.ends.get(seg).is_some_and(|&e| (e as usize) < m.end()) {
+            seg += 1;
+        }
+        let (Some(&row), Some(&field)) = (side.rows.get(seg), side.fields.get(seg)) else {
+            break;
+        };
+        let row = row as usize;
+        if row != current {
+            if !touched.is_empty() {
+                extra.push(current, curated(current), &mut touched, &mut scratch);
+            }
+            current = row;
+        }
+        let cell_start = if seg == 0 {
+            0
+        } else {
+            side.ends[seg - 1] as usize + 1
+        };
+        let cell = &side.text[cell_start..side.ends[seg] as usize];
+        if let Some(b) = match_bit(cell, m.start() - cell_start, m.end() - cell_start, field) {
+            note(m.pattern().as_usize(), b, &mut touched, &mut scratch);
+        }
+    }
+    if !touched.is_empty() {
+        extra.push(current, curated(current), &mut touched, &mut scratch);
+    }
+    merge(main, &extra, &mut scratch, &mut touched)
+}
+
+/// Merges two row-ordered mask lists, OR-ing the masks of rows in both.
+fn merge(a: RowMasks, b: &RowMasks, scratch: &mut [u16], touched: &mut Vec<usize>) -> RowMasks {
+    if b.rows.is_empty() {
+        return a;
+    }
+    let mut out = RowMasks::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.rows.len() || j < b.rows.len() {
+        let row = match (a.rows.get(i), b.rows.get(j)) {
+            (Some(&x), Some(&y)) => x.min(y),
+            (Some(&x), None) => x,
+            (None, Some(&y)) => y,
+            (None, None) => break,
+        };
+        let mut curated = false;
+        for (masks, k) in [(&a, &mut i), (b, &mut j)] {
+            if masks.rows.get(*k) == Some(&row) {
+                curated = masks.curated[*k];
+                for &(p, m) in masks.row(*k) {
+                    let p = p as usize;
+                    if scratch[p] == 0 {
+                        touched.push(p);
+                    }
+                    scratch[p] |= m;
+                }
+                *k += 1;
+            }
+        }
+        out.push(row, curated, touched, scratch);
+    }
+    out
+}
 
 /// Splits a title written as "file title / section title" (see `src/extract.jq`)
 /// at its first ` / `; a title without one is all section title.
@@ -145,61 +373,6 @@ pub(super) fn split_title(title: &str) -> (&str, &str) {
 mod tests {
     use super::*;
 
-    fn row<'a>(reference: &'a str, title: &'a str, hints: &'a str) -> EntryRef<'a> {
-        EntryRef {
-            reference: reference.into(),
-            title: title.into(),
-            hints: hints.into(),
-            terms: Cow::Borrowed(""),
-        }
-    }
-
-    /// ASCII case is kept (the automaton ignores it); everything else is folded.
-    #[test]
-    fn file_fields_are_stored_once_per_group() {
-        let rows = [
-            row("a/x.json#s1", "Ｘ File / One", "Ｈｉｎｔ"),
-            row("a/x.json#s2", "Ｘ File / Two", ""),
-            row("b.json#s1", "Two", "h"),
-        ];
-        let hay = Haystack::new(&rows);
-        assert_eq!(
-            hay.text,
-            "a/x.json\nx file\nOne\nhint\ns1\nTwo\ns2\nb.json\nTwo\nh\ns1\n"
-        );
-        assert_eq!(hay.units, 5);
-        assert_eq!(hay.row_unit, vec![1, 2, 4]);
-        assert_eq!(hay.curated, vec![true, false, true]);
-        let groups: Vec<(u32, u32, u32)> = hay
-            .groups
-            .iter()
-            .map(|g| (g.unit, g.first, g.end))
-            .collect();
-        assert_eq!(groups, vec![(0, 0, 2), (3, 2, 3)]);
-        let fields: Vec<(u32, &str)> = hay
-            .seg_units
-            .iter()
-            .zip(&hay.fields)
-            .map(|(u, f)| (*u, f.as_str()))
-            .collect();
-        assert_eq!(
-            fields,
-            vec![
-                (0, "path"),
-                (0, "file_title"),
-                (1, "title"),
-                (1, "hints"),
-                (1, "path"),
-                (2, "title"),
-                (2, "path"),
-                (3, "path"),
-                (4, "title"),
-                (4, "hints"),
-                (4, "path"),
-            ]
-        );
-    }
-
     #[test]
     fn titles_split_at_the_first_spaced_slash() {
         for (title, want) in [
@@ -210,5 +383,34 @@ mod tests {
         ] {
             assert_eq!(split_title(title), want, "{title}");
         }
+    }
+
+    #[test]
+    fn only_cells_that_need_it_are_folded() -> Result<()> {
+        let text = "sections[3]{reference,title,hints}:\n  a.json#x,Ａ / One,hint\n  a.json#y,File / Two,\"quoted, \\\"escaped\\\"\"\n  b.json#z,plain,ﾍﾟｰｼﾞ  x\n";
+        let table = crate::toon::locate(Path::new("i.toon"), text)?;
+        let chunk = fold(Path::new("i.toon"), text, &table, 0..3)?;
+        assert_eq!(chunk.side.text, "a\none\nquoted, \"escaped\"\nページ x\n");
+        assert_eq!(chunk.side.rows, vec![0, 0, 1, 2]);
+        assert_eq!(
+            chunk.side.fields,
+            vec![Field::FileTitle, Field::Title, Field::Hints, Field::Hints]
+        );
+        assert_eq!(chunk.curated, vec![true, true, true]);
+        let mut out = Vec::new();
+        spans(text, &table, 1, &mut out);
+        let cells: Vec<(&str, &str)> = out
+            .iter()
+            .map(|&(s, e, f)| (&text[s..e], f.as_str()))
+            .collect();
+        assert_eq!(
+            cells,
+            vec![
+                ("a.json#y", "path"),
+                ("File", "file_title"),
+                ("Two", "title")
+            ]
+        );
+        Ok(())
     }
 }

@@ -10,7 +10,8 @@
 //! mode ran and why. Both passes reuse the scan's (pattern, field) masks, so
 //! the two-pass search costs no second scan.
 
-use super::score::{Plan, RowMasks, Scorer};
+use super::haystack::RowMasks;
+use super::score::{Plan, Scorer};
 
 /// Two-pass search settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,11 +52,11 @@ pub(super) struct Files {
 
 impl Files {
     /// Numbers files in row order from each row's file path.
-    pub(super) fn new<'r>(paths: impl Iterator<Item = &'r str>) -> Self {
+    pub(super) fn new(paths: impl Iterator<Item = String>) -> Self {
         let mut files = Self::default();
-        let mut last: Option<&str> = None;
+        let mut last: Option<String> = None;
         for path in paths {
-            if last != Some(path) {
+            if last.as_ref() != Some(&path) {
                 files.count += 1;
                 last = Some(path);
             }
@@ -216,7 +217,11 @@ mod tests {
 
     #[test]
     fn files_are_numbered_in_row_order() {
-        let files = Files::new(["a.json", "a.json", "b.json", "c.json", "c.json"].into_iter());
+        let files = Files::new(
+            ["a.json", "a.json", "b.json", "c.json", "c.json"]
+                .into_iter()
+                .map(String::from),
+        );
         assert_eq!(files.row_file, vec![0, 0, 1, 2, 2]);
         assert_eq!(files.count, 3);
     }

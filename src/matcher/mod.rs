@@ -18,8 +18,13 @@ pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy, SearchMode};
 pub use query::{Keyword, Level, Query};
 pub use score::{Field, Hit, Match, Outcome, Scoring};
 
+use std::borrow::Cow;
+use std::path::Path;
+
+use crate::error::Result;
 use crate::model::{EntryRef, Index};
-use haystack::Haystack;
+use crate::toon::{self, Table};
+use haystack::Chunk;
 use hierarchy::Files;
 
 /// Indexes with fewer rows than this are searched on one thread.
@@ -27,76 +32,113 @@ const PARALLEL_MIN_ROWS: usize = 4096;
 /// At most this many threads search one index.
 const MAX_THREADS: usize = 4;
 
-/// An index prepared for searching: its rows folded into haystacks, one per thread.
+/// An index prepared for searching: its text (borrowed, typically mapped from
+/// the file), where each row is, and the folded copies of the cells that need
+/// folding, in chunks of rows searched in parallel.
 #[derive(Debug)]
 pub struct Matcher<'a> {
-    entries: Vec<EntryRef<'a>>,
-    /// (first row, haystack of the following rows), in row order.
-    chunks: Vec<(usize, Haystack)>,
-    /// The file of each row (for the two-pass search).
-    files: Files,
+    text: Cow<'a, str>,
+    table: Table,
+    chunks: Vec<Chunk>,
+    /// The file of each row (for the two-pass search; only when it is on).
+    files: Option<Files>,
     /// Two-pass file → section search, when on.
     hierarchy: Option<Hierarchy>,
 }
 
-impl<'a> Matcher<'a> {
-    /// Prepares `index`: normalises title, hints, reference and terms of every row
-    /// (a title `A / B` is split into the file title `A` and the section title `B`).
-    pub fn new(index: &'a Index) -> Self {
-        Self::from_rows(index.entries.iter().map(EntryRef::from).collect())
+impl Matcher<'static> {
+    /// Prepares an index held in memory (encoded to TOON first, as it would be on disk).
+    pub fn new(index: &Index) -> Result<Self> {
+        Matcher::from_text(Path::new("<index>"), Cow::Owned(toon::encode(index)))
     }
+}
 
-    /// Prepares rows decoded without copying (`toon::decode_rows`). Large
-    /// indexes are split into contiguous chunks folded (and later scanned) in parallel.
-    pub fn from_rows(entries: Vec<EntryRef<'a>>) -> Self {
-        let threads = if entries.len() < PARALLEL_MIN_ROWS {
+impl<'a> Matcher<'a> {
+    /// Prepares `text`, the contents of the index file `path`: locates its rows,
+    /// checks every row (the errors name `path`, line and column) and folds the
+    /// cells that cannot be matched in place. Large indexes are split into
+    /// contiguous chunks handled in parallel.
+    pub fn from_text(path: &Path, text: Cow<'a, str>) -> Result<Self> {
+        let table = toon::locate(path, &text)?;
+        let rows = table.len();
+        let threads = if rows < PARALLEL_MIN_ROWS {
             1
         } else {
             std::thread::available_parallelism()
                 .map_or(1, usize::from)
                 .clamp(1, MAX_THREADS)
         };
-        // Keep each haystack's text within `MAX_TEXT` (offsets are `u32`).
-        let bytes: usize = entries.iter().map(EntryRef::len).sum();
-        let threads = threads.max(bytes / haystack::MAX_TEXT + 1);
-        let size = entries.len().div_ceil(threads).max(1);
-        let chunks = std::thread::scope(|scope| {
-            let handles: Vec<_> = entries
-                .chunks(size)
-                .enumerate()
-                .skip(1)
-                .map(|(i, rows)| scope.spawn(move || (i * size, Haystack::new(rows))))
-                .collect();
-            let mut chunks = vec![(0, Haystack::new(&entries[..size.min(entries.len())]))];
-            for handle in handles {
-                // Folding does not panic on any input; if a thread did, re-raise it here.
-                chunks.push(
-                    handle
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                );
-            }
-            chunks
-        });
-        let files = Files::new(entries.iter().map(EntryRef::file));
-        Self {
-            entries,
+        let size = rows.div_ceil(threads).max(1);
+        let ranges: Vec<std::ops::Range<usize>> = (0..rows)
+            .step_by(size)
+            .map(|start| start..(start + size).min(rows))
+            .collect();
+        let chunks: Vec<Result<Chunk>> = match ranges.as_slice() {
+            [] => Vec::new(),
+            [one] => vec![haystack::fold(path, &text, &table, one.clone())],
+            [first, rest @ ..] => std::thread::scope(|scope| {
+                let (text, table) = (&*text, &table);
+                let handles: Vec<_> = rest
+                    .iter()
+                    .map(|r| scope.spawn(move || haystack::fold(path, text, table, r.clone())))
+                    .collect();
+                let mut chunks = vec![haystack::fold(path, text, table, first.clone())];
+                for handle in handles {
+                    // Folding does not panic on any input; if a thread did, re-raise it here.
+                    chunks.push(
+                        handle
+                            .join()
+                            .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                    );
+                }
+                chunks
+            }),
+        };
+        // The first error in row order, as a sequential check would report it.
+        let chunks = chunks.into_iter().collect::<Result<Vec<Chunk>>>()?;
+        Ok(Self {
+            text,
+            table,
             chunks,
-            files,
+            files: None,
             hierarchy: None,
-        }
+        })
     }
 
     /// Turns the two-pass file → section search on (`Some`) or off for default scoring.
     #[must_use]
     pub fn with_hierarchy(mut self, hierarchy: Option<Hierarchy>) -> Self {
+        if hierarchy.is_some() && self.files.is_none() {
+            let files = Files::new((0..self.len()).map(|row| self.entry(row).file().to_owned()));
+            self.files = Some(files);
+        }
         self.hierarchy = hierarchy;
         self
     }
 
-    /// The rows being searched, in index order (what [`Hit::row`] points into).
-    pub fn entries(&self) -> &[EntryRef<'a>] {
-        &self.entries
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Whether the index has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Row `row`, decoded (cells borrow from the index text unless they had escapes).
+    pub fn entry(&self, row: usize) -> EntryRef<'_> {
+        let mut cells = Vec::with_capacity(self.table.columns);
+        // Every row was checked in `from_text`.
+        match self.table.cells(Path::new(""), &self.text, row, &mut cells) {
+            Ok(()) => self.table.entry(&mut cells),
+            Err(_) => EntryRef::default(),
+        }
+    }
+
+    /// Every row, decoded (for the seed rule and the full-text fallback).
+    pub fn entries(&self) -> Vec<EntryRef<'_>> {
+        (0..self.len()).map(|row| self.entry(row)).collect()
     }
 
     /// Scores every row against `query`; returns the best `top` hits scoring at least `min_score`.
@@ -109,14 +151,13 @@ impl<'a> Matcher<'a> {
     ) -> Outcome {
         match scoring {
             Scoring::Default => score::default_scoring(
-                &self.chunks,
-                self.entries.len(),
+                (&self.text, &self.table, &self.chunks),
                 query,
                 (top, min_score),
                 self.hierarchy.as_ref(),
-                Some(&self.files),
+                self.files.as_ref(),
             ),
-            Scoring::Seed => score::seed_scoring(&self.entries, query, top, min_score),
+            Scoring::Seed => score::seed_scoring(&self.entries(), query, top, min_score),
         }
     }
 }
@@ -146,7 +187,8 @@ mod tests {
         for (level, k) in keywords {
             query.push(k, *level, 1.0);
         }
-        let outcome = Matcher::new(index).search(&query, scoring, 10, None);
+        let matcher = Matcher::new(index).expect("an encoded index decodes");
+        let outcome = matcher.search(&query, scoring, 10, None);
         outcome
             .hits
             .iter()
@@ -204,7 +246,8 @@ mod tests {
         let mut query = Query::default();
         query.push("楽観ロック", L3, 1.0);
         query.push("Version", L2, 1.0);
-        let outcome = Matcher::new(&idx).search(&query, D, 10, None);
+        let matcher = Matcher::new(&idx).expect("an encoded index decodes");
+        let outcome = matcher.search(&query, D, 10, None);
         let matched: Vec<(String, &str, &str, Option<Vec<String>>)> = outcome.hits[0]
             .matched
             .iter()

@@ -10,11 +10,12 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use super::haystack::Haystack;
+use super::haystack::{self, Chunk};
 use super::hierarchy::{Files, Hierarchy, SearchMode};
 use super::query::{Keyword, Level, Query};
 use super::tokenize;
 use crate::model::EntryRef;
+use crate::toon::Table;
 
 /// Which scoring method to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -196,8 +197,7 @@ pub(super) fn seed_scoring(
 /// from its lindera parts: `L · 0.6 · (m/n) · mean idf(matched parts) · F`
 /// for m of n parts (楽観ロック vs 楽観的ロック).
 pub(super) fn default_scoring(
-    chunks: &[(usize, Haystack)],
-    n_rows: usize,
+    (text, table, chunks): (&str, &Table, &[Chunk]),
     query: &Query,
     limits: (usize, Option<f64>),
     hierarchy: Option<&Hierarchy>,
@@ -254,7 +254,8 @@ pub(super) fn default_scoring(
 
     // One scan per chunk (in parallel): for every row, the fields each pattern matched in.
     let n_pat = patterns.len();
-    let masks = scan_chunks(chunks, &automaton, n_pat);
+    let masks = haystack::scan_all(text, table, chunks, &automaton, n_pat);
+    let n_rows = table.len();
     let mut df = vec![0usize; n_pat];
     for &(p, _) in &masks.items {
         df[p as usize] += 1;
@@ -427,163 +428,6 @@ fn level_weight(level: Level) -> f64 {
     if level == Level::L1 { 0.3 } else { 1.0 }
 }
 
-/// For each row with at least one match: the fields each pattern matched in.
-#[derive(Debug, Default)]
-pub(super) struct RowMasks {
-    /// Matching rows, in index order.
-    pub(super) rows: Vec<usize>,
-    /// Whether each of those rows has hints.
-    pub(super) curated: Vec<bool>,
-    /// `items[ends[i]..ends[i + 1]]` are row `rows[i]`'s (pattern, field mask) pairs.
-    pub(super) ends: Vec<usize>,
-    /// (pattern, field mask): low [`FIELDS`] bits whole-word matches, the next ones word prefixes.
-    pub(super) items: Vec<(u32, u16)>,
-}
-
-impl RowMasks {
-    /// The (pattern, mask) pairs of the `i`-th matching row.
-    pub(super) fn row(&self, i: usize) -> &[(u32, u16)] {
-        &self.items[self.ends[i]..self.ends[i + 1]]
-    }
-}
-
-/// Scans every chunk (the first on this thread, the others on their own) and
-/// concatenates the results in row order.
-fn scan_chunks(chunks: &[(usize, Haystack)], automaton: &AhoCorasick, n_pat: usize) -> RowMasks {
-    let mut parts: Vec<RowMasks> = match chunks {
-        [] => Vec::new(),
-        [(base, hay)] => vec![scan(hay, *base, automaton, n_pat)],
-        [(base, hay), rest @ ..] => std::thread::scope(|scope| {
-            let handles: Vec<_> = rest
-                .iter()
-                .map(|(b, h)| scope.spawn(move || scan(h, *b, automaton, n_pat)))
-                .collect();
-            let mut parts = vec![scan(hay, *base, automaton, n_pat)];
-            for handle in handles {
-                // A scan does not panic on any input; if a thread did, re-raise it here.
-                parts.push(
-                    handle
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                );
-            }
-            parts
-        }),
-    };
-    let mut all = parts.first_mut().map(std::mem::take).unwrap_or_default();
-    if all.ends.is_empty() {
-        all.ends.push(0);
-    }
-    for part in parts.into_iter().skip(1) {
-        let offset = all.items.len();
-        all.rows.extend(part.rows);
-        all.curated.extend(part.curated);
-        all.ends
-            .extend(part.ends.iter().skip(1).map(|e| e + offset));
-        all.items.extend(part.items);
-    }
-    all
-}
-
-/// One Aho-Corasick pass over a haystack: masks per unit, then per row
-/// (a row's own fields plus its group's file path and file title).
-fn scan(hay: &Haystack, base: usize, automaton: &AhoCorasick, n_pat: usize) -> RowMasks {
-    let text = hay.text.as_str();
-    let ends = &hay.ends;
-    let mut scratch = vec![0u16; n_pat];
-    let mut touched: Vec<usize> = Vec::new();
-    // Per unit with matches: (unit, range in `flat`), in unit order.
-    let mut units: Vec<(u32, usize, usize)> = Vec::new();
-    let mut flat: Vec<(u32, u16)> = Vec::new();
-    let mut flush = |unit: u32, touched: &mut Vec<usize>, scratch: &mut [u16]| {
-        if touched.is_empty() {
-            return;
-        }
-        let start = flat.len();
-        for p in touched.drain(..) {
-            flat.push((p as u32, scratch[p]));
-            scratch[p] = 0;
-        }
-        units.push((unit, start, flat.len()));
-    };
-    let mut seg = 0;
-    let mut current = u32::MAX;
-    for m in automaton.find_overlapping_iter(text) {
-        // Patterns never contain `\n`, so a match lies inside one segment.
-        while ends.get(seg).is_some_and(|&e| (e as usize) < m.end()) {
-            seg += 1;
-        }
-        let (Some(&unit), Some(&field)) = (hay.seg_units.get(seg), hay.fields.get(seg)) else {
-            break;
-        };
-        if unit != current {
-            flush(current, &mut touched, &mut scratch);
-            current = unit;
-        }
-        let f = field as usize;
-        let bit = match boundary(text, m.start(), m.end()) {
-            Boundary::Word => 1 << f,
-            // A word prefix (rest → restful) counts in the field's upper bit.
-            Boundary::Prefix if m.end() - m.start() >= PREFIX_MIN => 1 << (f + FIELDS),
-            _ => continue,
-        };
-        let p = m.pattern().as_usize();
-        if scratch[p] == 0 {
-            touched.push(p);
-        }
-        scratch[p] |= bit;
-    }
-    flush(current, &mut touched, &mut scratch);
-
-    // Rows: their own matches plus their group's.
-    let mut out = RowMasks {
-        ends: vec![0],
-        ..RowMasks::default()
-    };
-    let mut cursor = 0;
-    for group in &hay.groups {
-        let shared = unit_list(&units, &flat, &mut cursor, group.unit);
-        for r in group.first as usize..group.end as usize {
-            let own = unit_list(&units, &flat, &mut cursor, hay.row_unit[r]);
-            if shared.is_empty() && own.is_empty() {
-                continue;
-            }
-            for &(p, m) in shared.iter().chain(own) {
-                let p = p as usize;
-                if scratch[p] == 0 {
-                    touched.push(p);
-                }
-                scratch[p] |= m;
-            }
-            for p in touched.drain(..) {
-                out.items.push((p as u32, scratch[p]));
-                scratch[p] = 0;
-            }
-            out.rows.push(base + r);
-            out.curated.push(hay.curated[r]);
-            out.ends.push(out.items.len());
-        }
-    }
-    out
-}
-
-/// The matches of `unit`, looked up with a cursor that only moves forward
-/// (units are asked for in increasing order).
-fn unit_list<'f>(
-    units: &[(u32, usize, usize)],
-    flat: &'f [(u32, u16)],
-    cursor: &mut usize,
-    unit: u32,
-) -> &'f [(u32, u16)] {
-    while units.get(*cursor).is_some_and(|u| u.0 < unit) {
-        *cursor += 1;
-    }
-    match units.get(*cursor) {
-        Some(&(u, start, end)) if u == unit => &flat[start..end],
-        _ => &[],
-    }
-}
-
 /// Best field and the field factor for a match mask.
 fn field_score(mask: u16, curated: bool) -> (Field, f64) {
     // Rows with curated hints rely on their derived terms less.
@@ -642,6 +486,18 @@ fn boundary(text: &str, start: usize, end: usize) -> Boundary {
         (true, true) => Boundary::Word,
         (true, false) => Boundary::Prefix,
         _ => Boundary::Inside,
+    }
+}
+
+/// The mask bit of a match at `start..end` of `cell` in field `field`: a
+/// whole word sets the field's bit, a word prefix of [`PREFIX_MIN`]+ bytes the
+/// bit [`FIELDS`] above it; a match inside a word gives `None`.
+pub(super) fn match_bit(cell: &str, start: usize, end: usize, field: Field) -> Option<u16> {
+    let f = field as usize;
+    match boundary(cell, start, end) {
+        Boundary::Word => Some(1 << f),
+        Boundary::Prefix if end - start >= PREFIX_MIN => Some(1 << (f + FIELDS)),
+        _ => None,
     }
 }
 

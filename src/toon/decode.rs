@@ -20,8 +20,103 @@ pub fn decode(path: &Path, text: &str) -> Result<Index> {
 }
 
 /// Decodes `text` without copying: cells borrow from `text` unless they
-/// contain escapes. This is what `kbidx search` uses (no allocation per cell).
+/// contain escapes.
 pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> {
+    let table = locate(path, text)?;
+    let mut cells = Vec::with_capacity(table.columns);
+    let mut entries = Vec::with_capacity(table.rows.len());
+    for row in 0..table.rows.len() {
+        cells.clear();
+        table.cells(path, text, row, &mut cells)?;
+        entries.push(table.entry(&mut cells));
+    }
+    Ok(entries)
+}
+
+/// An index text located line by line: its columns and where each row is.
+/// Rows are checked for indentation and count here; their cells are split
+/// (and checked) by [`Table::cells`], so that callers can do that in parallel.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    /// The cell delimiter: `,`, tab or `|`.
+    pub delimiter: u8,
+    /// Number of columns.
+    pub columns: usize,
+    /// Column of `reference`.
+    pub reference: usize,
+    /// Column of `title`, if any.
+    pub title: Option<usize>,
+    /// Column of `hints`.
+    pub hints: usize,
+    /// Column of `terms`, if any.
+    pub terms: Option<usize>,
+    /// Byte range of each row's cells in the text: after the 2-space indent, before `\r\n`.
+    pub rows: Vec<(u32, u32)>,
+    /// Length of the byte-order mark the text starts with (0 or 3).
+    bom: usize,
+}
+
+impl Table {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The text of row `row` (its cells, undecoded).
+    pub fn row<'a>(&self, text: &'a str, row: usize) -> &'a str {
+        let (start, end) = self.rows[row];
+        &text[start as usize..end as usize]
+    }
+
+    /// Splits row `row` of `text` into decoded cells (appended to `cells`),
+    /// checking quoting and the cell count.
+    pub fn cells<'a>(
+        &self,
+        path: &Path,
+        text: &'a str,
+        row: usize,
+        cells: &mut Vec<Cow<'a, str>>,
+    ) -> Result<()> {
+        let start = self.rows[row].0 as usize;
+        let at = |offset: usize, message: String| {
+            Error::syntax_at(path, &text[self.bom..], start + offset - self.bom, message)
+        };
+        let first = cells.len();
+        split_row(self.row(text, row), char::from(self.delimiter), cells)
+            .map_err(|(offset, m)| at(offset, m))?;
+        let found = cells.len() - first;
+        if found != self.columns {
+            return Err(at(
+                0,
+                format!(
+                    "expected {} cells, found {found} (quote cells that contain `{}`)",
+                    self.columns,
+                    char::from(self.delimiter)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The entry made of `cells` (one row's, from [`Table::cells`]), taking them.
+    pub fn entry<'a>(&self, cells: &mut [Cow<'a, str>]) -> EntryRef<'a> {
+        let mut take = |i: usize| std::mem::take(&mut cells[i]);
+        EntryRef {
+            reference: take(self.reference),
+            title: self.title.map(&mut take).unwrap_or_default(),
+            hints: take(self.hints),
+            terms: self.terms.map(&mut take).unwrap_or_default(),
+        }
+    }
+}
+
+/// Reads the header and finds every row of `text`, the contents of the index file `path`.
+pub fn locate(path: &Path, text: &str) -> Result<Table> {
     let err = |line: usize, col_byte: usize, line_text: &str, message: String| {
         let column = line_text[..col_byte.min(line_text.len())].chars().count() + 1;
         Error::Syntax {
@@ -31,17 +126,27 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
             message,
         }
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = split_lines(text)
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+    if u32::try_from(text.len()).is_err() {
+        return Err(Error::data(path, "index larger than 4 GiB: not supported"));
+    }
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let body = &text[bom..];
+    // (line number, byte offset in `text`, line without `\r`), comment lines left out.
+    let mut offset = bom;
+    let mut lines = split_lines(body)
+        .map(|l| {
+            let at = offset;
+            offset += l.len() + 1;
+            (at, l.strip_suffix('\r').unwrap_or(l))
+        })
         .enumerate()
-        .filter(|(_, l)| !l.trim_start_matches(' ').starts_with('#'));
+        .filter(|(_, (_, l))| !l.trim_start_matches(' ').starts_with('#'));
 
     // Header: first non-blank line.
     let (header_no, header) = loop {
         match lines.next() {
-            Some((_, l)) if l.trim().is_empty() => continue,
-            Some(found) => break found,
+            Some((_, (_, l))) if l.trim().is_empty() => continue,
+            Some((no, (_, l))) => break (no, l),
             None => {
                 return Err(err(
                     0,
@@ -55,7 +160,7 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
     let (declared, delimiter, columns) =
         parse_header(header).map_err(|(at, m)| err(header_no, at, header, m))?;
     let pick = |name: &str| columns.iter().position(|c| c == name);
-    let (Some(reference_col), Some(hints_col)) = (pick("reference"), pick("hints")) else {
+    let (Some(reference), Some(hints)) = (pick("reference"), pick("hints")) else {
         return Err(err(
             header_no,
             0,
@@ -63,15 +168,21 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
             "header must have `reference` and `hints` columns".into(),
         ));
     };
-    let title_col = pick("title");
-    let terms_col = pick("terms");
-
-    let mut entries = Vec::with_capacity(declared.min(1 << 20));
-    let mut cells: Vec<Cow<'a, str>> = Vec::with_capacity(columns.len());
+    let mut table = Table {
+        // parse_header only returns `,`, tab or `|`.
+        delimiter: u8::try_from(delimiter).unwrap_or(b','),
+        columns: columns.len(),
+        reference,
+        title: pick("title"),
+        hints,
+        terms: pick("terms"),
+        rows: Vec::with_capacity(declared.min(1 << 20)),
+        bom,
+    };
     let mut blank_inside: Option<usize> = None;
-    for (no, line) in lines {
+    for (no, (at, line)) in lines {
         if line.trim().is_empty() {
-            if !entries.is_empty() {
+            if !table.rows.is_empty() {
                 blank_inside.get_or_insert(no);
             }
             continue;
@@ -95,21 +206,7 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
                 "expected a row indented by 2 spaces".into(),
             ));
         }
-        cells.clear();
-        split_row(row, delimiter, &mut cells).map_err(|(at, m)| err(no, at + 2, line, m))?;
-        if cells.len() != columns.len() {
-            return Err(err(
-                no,
-                2,
-                line,
-                format!(
-                    "expected {} cells, found {} (quote cells that contain `{delimiter}`)",
-                    columns.len(),
-                    cells.len()
-                ),
-            ));
-        }
-        if entries.len() == declared {
+        if table.rows.len() == declared {
             return Err(err(
                 no,
                 0,
@@ -117,27 +214,22 @@ pub fn decode_rows<'a>(path: &Path, text: &'a str) -> Result<Vec<EntryRef<'a>>> 
                 format!("more rows than the {declared} the header declares"),
             ));
         }
-        let mut take = |i: usize| std::mem::take(&mut cells[i]);
-        let entry = EntryRef {
-            reference: take(reference_col),
-            title: title_col.map(&mut take).unwrap_or_default(),
-            hints: take(hints_col),
-            terms: terms_col.map(&mut take).unwrap_or_default(),
-        };
-        entries.push(entry);
+        // Offsets fit: the text is under 4 GiB (checked above).
+        let start = (at + 2) as u32;
+        table.rows.push((start, start + row.len() as u32));
     }
-    if entries.len() != declared {
+    if table.rows.len() != declared {
         return Err(err(
             header_no,
             header.find('[').map_or(0, |i| i + 1),
             header,
             format!(
                 "header declares {declared} rows, found {} (run `kbidx build` to rebuild the index)",
-                entries.len()
+                table.rows.len()
             ),
         ));
     }
-    Ok(entries)
+    Ok(table)
 }
 
 /// `text` split at `\n` (like `str::split('\n')`), with memchr.

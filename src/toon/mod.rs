@@ -10,7 +10,7 @@
 mod decode;
 mod encode;
 
-pub use decode::{decode, decode_rows};
+pub use decode::{Table, decode, decode_rows, locate};
 pub use encode::{encode, needs_quotes, quote};
 
 /// The key of the index's tabular array.
