@@ -233,3 +233,24 @@ proptest! {
         prop_assert_eq!(got, expected);
     }
 }
+
+proptest! {
+    #![proptest_config(Config { cases: 2000, ..Config::default() })]
+
+    /// The search's fast check: a cell it accepts as folded is unchanged by
+    /// normalisation up to ASCII case, so it can be matched in place.
+    #[test]
+    fn folded_cells_need_no_normalisation(s in cell()) {
+        if kbidx::matcher::normalize::is_folded(&s) {
+            prop_assert_eq!(kbidx::matcher::normalize::normalize(&s), s.to_ascii_lowercase());
+        }
+    }
+
+    /// The same over plain ASCII with runs of spaces (the 8-byte fast path).
+    #[test]
+    fn folded_ascii_cells_need_no_normalisation(s in "[a-zA-Z0-9 ./#_-]{0,40}") {
+        let folded = kbidx::matcher::normalize::is_folded(&s);
+        let normal = kbidx::matcher::normalize::normalize(&s) == s.to_ascii_lowercase();
+        prop_assert_eq!(folded, normal, "{:?}", s);
+    }
+}

@@ -28,11 +28,21 @@ pub fn is_folded(text: &str) -> bool {
     if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
         return false;
     }
-    // Byte-level scan (this runs over every index row on every search).
+    // Byte-level scan (this runs over every index cell on every search).
     // `text` is valid UTF-8, so a lead byte 0xE3..=0xE9 starts a 3-byte sequence.
     let mut i = 0;
     let mut prev_space = false;
     while i < b.len() {
+        // Eight printable ASCII bytes at a time (paths, identifiers, English hints).
+        if let Some(word) = b.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            if let Some(last_space) = ascii_word(u64::from_le_bytes(w), prev_space) {
+                prev_space = last_space;
+                i += 8;
+                continue;
+            }
+        }
         let x = b[i];
         if x < 0x80 {
             if x == b' ' {
@@ -69,6 +79,29 @@ pub fn is_folded(text: &str) -> bool {
     true
 }
 
+/// Eight bytes (little-endian) that are all printable ASCII (0x20..=0x7E) with
+/// no two spaces in a row (`prev_space`: the byte before was a space): whether
+/// the last of them is a space. `None` when the word has anything else.
+fn ascii_word(w: u64, prev_space: bool) -> Option<bool> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // All bytes < 0x80, so the additions below never carry into the next byte.
+    if w & HIGH != 0
+        || w.wrapping_add(0x6060_6060_6060_6060) & HIGH != HIGH // a byte < 0x20
+        || w.wrapping_add(0x0101_0101_0101_0101) & HIGH != 0
+    // a byte 0x7F
+    {
+        return None;
+    }
+    // 0x80 in every byte that is a space.
+    let z = w ^ 0x2020_2020_2020_2020;
+    let spaces = !(((z & LOW7).wrapping_add(LOW7)) | z | LOW7);
+    if spaces & (spaces << 8) != 0 || (prev_space && spaces & 0x80 != 0) {
+        return None;
+    }
+    Some(spaces >> 63 != 0)
+}
+
 /// Lowercases and collapses white space.
 fn fold(chars: impl Iterator<Item = char>, len: usize) -> String {
     let mut out = String::with_capacity(len);
@@ -101,6 +134,8 @@ mod tests {
     fn folded_text_needs_only_ascii_case_folding() {
         for text in [
             "ページング per Page",
+            "UniversalDao paging per page of results with a limit",
+            "abcdefg hijklmno p",
             "楽観的ロック、排他制御。",
             "a/b.json#s1",
             "「括弧」ー・",
@@ -113,6 +148,11 @@ mod tests {
             "ＵＤ",
             "ﾍﾟｰｼﾞ",
             "a  b",
+            "abcdefg  hijklmnop",
+            "abcdefgh  ijklmnop",
+            "abcdefghijklmno\u{7f}",
+            "abcdefghijklmno\tp",
+            "long ascii text with ÄÖ",
             " a",
             "a\tb",
             "（括弧）",
