@@ -42,9 +42,36 @@ pub fn needs_quotes(s: &str, delimiter: char) -> bool {
         || matches!(s, "true" | "false" | "null")
         || is_numeric_like(s)
         || s.starts_with(['-', '#'])
-        || s.chars().any(|c| {
+        || has_special(s, delimiter)
+}
+
+/// Whether `s` contains a character that forces quoting. All of them are
+/// ASCII except perhaps `delimiter`, and no byte of a multi-byte UTF-8
+/// sequence is ASCII, so an ASCII delimiter allows a byte scan (one table
+/// look-up per byte).
+fn has_special(s: &str, delimiter: char) -> bool {
+    /// `SPECIAL[b]`: byte `b` forces quoting whatever the delimiter.
+    const SPECIAL: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 32 {
+            table[b] = true;
+            b += 1;
+        }
+        let mut i = 0;
+        let listed = b":\"\\[]{}";
+        while i < listed.len() {
+            table[listed[i] as usize] = true;
+            i += 1;
+        }
+        table
+    };
+    match u8::try_from(delimiter) {
+        Ok(d) if d.is_ascii() => s.bytes().any(|b| SPECIAL[usize::from(b)] || b == d),
+        _ => s.chars().any(|c| {
             matches!(c, ':' | '"' | '\\' | '[' | ']' | '{' | '}') || c < ' ' || c == delimiter
-        })
+        }),
+    }
 }
 
 /// `s` as a cell: quoted and escaped (§7.1) when [`needs_quotes`], else as is.
