@@ -59,9 +59,18 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
             PathBuf::from(crate::extract::DEFAULT_PROGRAM_PATH),
         ),
     };
-    // Compile once up front, so that a bad program fails before any file is read.
-    let extractor = Extractor::new(&program.0, &program.1)?;
-    let found = knowledge::discover(&options.knowledge, &options.include, &options.exclude)?;
+    // Compile once up front, so that a bad program fails before any file is
+    // read; the directory walk (which reads no file) runs meanwhile, and a
+    // compile error is reported first, as if the two ran in sequence.
+    let (extractor, found) = std::thread::scope(|scope| {
+        let walk = scope
+            .spawn(|| knowledge::discover(&options.knowledge, &options.include, &options.exclude));
+        let extractor = Extractor::new(&program.0, &program.1);
+        let found = walk
+            .join()
+            .map_err(|_| Error::Usage("internal error: the directory walk panicked".into()));
+        Ok::<_, Error>((extractor?, found??))
+    })?;
     if found.files.is_empty() {
         return Err(Error::data(
             &options.knowledge,
@@ -75,7 +84,7 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
     let mut candidates: Vec<Vec<(String, u32)>> = Vec::new();
     let mut warnings = found.warnings;
     let mut index = Index::default();
-    let mut origin: HashMap<String, usize> = HashMap::new();
+    let mut origin: HashMap<String, usize> = HashMap::with_capacity(extracted.len() * 8);
     for (file_no, (file, extracted)) in found.files.iter().zip(extracted).enumerate() {
         let (records, mut file_candidates) = extracted?;
         file_candidates.reverse();
