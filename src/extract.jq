@@ -25,11 +25,6 @@
 def kind: if type == "array" then "an array" elif type == "object" then "an object"
   elif type == "null" then "null" else "a \(type)" end;
 
-# `.` must be a string; `what` names the field in the error message. `what`
-# is a filter argument, so the message is only built when there is an error.
-def str(what):
-  if type == "string" then . else error("\(what) must be a string, found \(kind)") end;
-
 # "<file title> / <section title>", or whichever of the two exists, so that a
 # row read on its own says what it is about (a section titled 制約 is not).
 def full_title($file; $section):
@@ -37,35 +32,72 @@ def full_title($file; $section):
   elif $file == "" then $section
   else "\($file) / \($section)" end;
 
-# Type checks are written inline (not as calls to `str`): in jaq a call of a
-# definition with a filter argument costs far more than the test itself.
-(.title // "" | str("title")) as $file_title
+# Whether every element of the array `.` is a string (an array): one native
+# sort and two comparisons, as jq orders null < booleans < numbers < strings
+# < arrays < objects.
+def all_strings: length == 0 or (sort | .[0] >= "" and .[-1] < []);
+def all_arrays: length == 0 or (sort | .[0] >= [] and .[-1] < {});
+
+# Speed (kbidx runs this with jaq, where every step has a fixed cost): type
+# tests are comparisons (`type` is a jq definition in jaq), each file's
+# entries are checked all at once, and only a file that fails the check goes
+# through the per-entry path, which emits the same records up to the first
+# bad entry and then stops with an error naming it. Both paths give the same
+# records.
+(.title // "" | if . >= "" and . < [] then . else error("title must be a string, found \(kind)") end) as $file_title
+| ($path + "#") as $prefix
+| (if $file_title == "" then null else $file_title + " / " end) as $title_prefix
 | if has("index") then
-    if (.index | type) != "array" then error("index must be an array, found \(.index | kind)") else . end
+    .index as $index
+    | if $index >= [] and $index < {} then . else error("index must be an array, found \($index | kind)") end
     | (.sections // {}) as $sections
-    | (.index | length) as $n
-    | (range(0; $n) as $i | .index[$i]
-        | if (.id | type) != "string" then error("index[\($i)].id must be a string, found \(.id | kind)")
-          elif (.title // "" | type) != "string" then error("index[\($i)].title must be a string, found \(.title | kind)")
-          elif (.hints | type) != "array" and .hints != null then
-            error("index[\($i)].hints must be an array of strings, found \(.hints | kind)")
+    | [$index[].id?] as $ids
+    | (if ($ids | length) == ($index | length)
+          and ([$ids[], ($index[].title // empty)] | all_strings)
+          and ([$index[].hints] - [null] | all_arrays) then
+         $index[]
+         | . as {id: $id, title: $t, hints: $h}
+         | { reference: ($prefix + $id),
+             title: (($t // "") as $s | if $s == "" or $s == $file_title then $file_title
+                     elif $title_prefix then $title_prefix + $s else $s end),
+             hints: ($h // []) }
+       else
+         range(0; $index | length) as $i | $index[$i]
+         | if (.id | type) != "string" then error("index[\($i)].id must be a string, found \(.id | kind)")
+           elif (.title // "" | type) != "string" then error("index[\($i)].title must be a string, found \(.title | kind)")
+           elif (.hints | type) != "array" and .hints != null then
+             error("index[\($i)].hints must be an array of strings, found \(.hints | kind)")
+           else
+             { reference: "\($path)#\(.id)",
+               title: full_title($file_title; .title // ""),
+               hints: (.hints // []) }
+           end
+       end),
+      (if $sections >= {} then
+         ($sections | keys_unsorted) as $keys
+         | if $keys == $ids then empty else
+           (($keys - $ids)[] | {warning: "section \"\(.)\" has no index entry"}),
+           (($ids - $keys)[] | {warning: "index entry \"\(.)\" has no section"}) end
+       else empty end)
+  elif .sections | . >= [] and . < {} then
+    .sections as $list
+    | [$list[].id?] as $ids
+    | if ($ids | length) == ($list | length)
+         and ([$ids[], ($list[].title // empty)] | all_strings) then
+        $list[]
+        | . as {id: $id, title: $t}
+        | { reference: ($prefix + $id),
+            title: (($t // "") as $s | if $s == "" or $s == $file_title then $file_title
+                    elif $title_prefix then $title_prefix + $s else $s end),
+            hints: [] }
+      else
+        range(0; $list | length) as $i | $list[$i]
+        | if (.id | type) != "string" then error("sections[\($i)].id must be a string, found \(.id | kind)")
+          elif (.title // "" | type) != "string" then error("sections[\($i)].title must be a string, found \(.title | kind)")
           else
             { reference: "\($path)#\(.id)",
               title: full_title($file_title; .title // ""),
-              hints: (.hints // []) }
-          end),
-      (if ($sections | type) == "object" then
-         [.index[].id] as $ids
-         | ((($sections | keys_unsorted) - $ids)[] | {warning: "section \"\(.)\" has no index entry"}),
-           (($ids - ($sections | keys_unsorted))[] | {warning: "index entry \"\(.)\" has no section"})
-       else empty end)
-  elif (.sections | type) == "array" then
-    .sections | range(0; length) as $i | .[$i]
-    | if (.id | type) != "string" then error("sections[\($i)].id must be a string, found \(.id | kind)")
-      elif (.title // "" | type) != "string" then error("sections[\($i)].title must be a string, found \(.title | kind)")
-      else
-        { reference: "\($path)#\(.id)",
-          title: full_title($file_title; .title // ""),
-          hints: [] }
+              hints: [] }
+          end
       end
   else empty end

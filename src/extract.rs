@@ -140,6 +140,15 @@ fn shorten(s: &str, max: usize) -> String {
     }
 }
 
+/// A jq string as a Rust string (invalid UTF-8, which only a program's own
+/// byte strings can produce, replaced by U+FFFD).
+fn text(s: &[u8]) -> String {
+    match simdutf8::basic::from_utf8(s) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(s).into_owned(),
+    }
+}
+
 /// Turns one program output into a record, checking its shape.
 fn record(value: Val) -> std::result::Result<Record, String> {
     let Val::Obj(map) = &value else {
@@ -150,7 +159,7 @@ fn record(value: Val) -> std::result::Result<Record, String> {
     let field = |name: &str| -> std::result::Result<Option<String>, String> {
         match map.get(&Val::from(name.to_owned())) {
             None | Some(Val::Null) => Ok(None),
-            Some(Val::TStr(s)) => Ok(Some(String::from_utf8_lossy(s).into_owned())),
+            Some(Val::TStr(s)) => Ok(Some(text(s))),
             Some(other) => Err(format!("`{name}` must be a string, found {other}")),
         }
     };
@@ -166,7 +175,7 @@ fn record(value: Val) -> std::result::Result<Record, String> {
     let hints = match map.get(&Val::from("hints".to_owned())) {
         None => return Err("missing `hints`".into()),
         Some(Val::Null) => String::new(),
-        Some(Val::TStr(s)) => String::from_utf8_lossy(s).into_owned(),
+        Some(Val::TStr(s)) => text(s),
         // An array of strings is joined with single spaces here: much faster
         // than jq's `join` in jaq, and the check names the offending hint.
         Some(Val::Arr(items)) => {
@@ -180,7 +189,10 @@ fn record(value: Val) -> std::result::Result<Record, String> {
                 if i > 0 {
                     joined.push(' ');
                 }
-                joined.push_str(&String::from_utf8_lossy(s));
+                match simdutf8::basic::from_utf8(s) {
+                    Ok(s) => joined.push_str(s),
+                    Err(_) => joined.push_str(&String::from_utf8_lossy(s)),
+                }
             }
             joined
         }
@@ -293,6 +305,60 @@ mod tests {
         assert_eq!(
             run(DEFAULT_PROGRAM, id),
             Err("k/a.json: jq error in p.jq: index[0].id must be a string, found a number".into())
+        );
+    }
+
+    /// Files that fail the default program's all-at-once check take the
+    /// per-entry path: the error names the first bad entry, whatever comes
+    /// after it (messages as before the check was added).
+    #[test]
+    fn default_program_names_the_first_bad_entry() {
+        let cases = [
+            (
+                r#"{"index":["str",{"id":"a","title":1}]}"#,
+                r#"cannot index "str" with "id""#,
+            ),
+            (
+                r#"{"index":[{"id":"a","title":1},"str"]}"#,
+                "index[0].title must be a string, found a number",
+            ),
+            (
+                r#"{"index":[{"id":"a"},{"id":"b","hints":false}]}"#,
+                "index[1].hints must be an array of strings, found a boolean",
+            ),
+            (
+                r#"{"index":[null]}"#,
+                "index[0].id must be a string, found null",
+            ),
+            (
+                r#"{"sections":[{"id":"s"},{"id":"t","title":[1]}]}"#,
+                "sections[1].title must be a string, found an array",
+            ),
+            (
+                r#"{"sections":[{"id":"s"},"x"]}"#,
+                r#"cannot index "x" with "id""#,
+            ),
+        ];
+        for (doc, message) in cases {
+            assert_eq!(
+                run(DEFAULT_PROGRAM, doc),
+                Err(format!("k/a.json: jq error in p.jq: {message}")),
+                "{doc}"
+            );
+        }
+    }
+
+    #[test]
+    fn default_program_titles_and_null_fields() {
+        let doc = r#"{"title":"F","index":[{"id":"a","title":false,"hints":null},
+                     {"id":"b","title":"F"},{"id":"c","title":"x"}],"sections":{"a":1,"b":2,"c":3}}"#;
+        assert_eq!(
+            run(DEFAULT_PROGRAM, doc),
+            Ok(vec![
+                entry("a.json#a", "F", ""),
+                entry("a.json#b", "F", ""),
+                entry("a.json#c", "F / x", ""),
+            ])
         );
     }
 

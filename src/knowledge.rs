@@ -95,11 +95,13 @@ pub fn read_json(path: &Path) -> Result<Val> {
 /// Parses `bytes`, the contents of `path`, as one JSON document.
 pub fn parse_json(path: &Path, bytes: &[u8]) -> Result<Val> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = match std::str::from_utf8(bytes) {
+    // simdutf8 checks the whole file several times faster than `std` for
+    // non-ASCII text; `std` then finds where the first invalid byte is.
+    let text = match simdutf8::basic::from_utf8(bytes) {
         Ok(text) => text,
-        Err(e) => {
-            let valid = &bytes[..e.valid_up_to()];
-            let text = std::str::from_utf8(valid).unwrap_or_default();
+        Err(_) => {
+            let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+            let text = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
             return Err(Error::syntax_at(path, text, text.len(), "invalid UTF-8"));
         }
     };

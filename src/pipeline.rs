@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::{Error, Result, display};
 use crate::extract::{Extractor, Record};
@@ -58,9 +59,18 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
             PathBuf::from(crate::extract::DEFAULT_PROGRAM_PATH),
         ),
     };
-    // Compile once up front so that a bad program fails before any file is read.
-    Extractor::new(&program.0, &program.1)?;
-    let found = knowledge::discover(&options.knowledge, &options.include, &options.exclude)?;
+    // Compile once up front, so that a bad program fails before any file is
+    // read; the directory walk (which reads no file) runs meanwhile, and a
+    // compile error is reported first, as if the two ran in sequence.
+    let (extractor, found) = std::thread::scope(|scope| {
+        let walk = scope
+            .spawn(|| knowledge::discover(&options.knowledge, &options.include, &options.exclude));
+        let extractor = Extractor::new(&program.0, &program.1);
+        let found = walk
+            .join()
+            .map_err(|_| Error::Usage("internal error: the directory walk panicked".into()));
+        Ok::<_, Error>((extractor?, found??))
+    })?;
     if found.files.is_empty() {
         return Err(Error::data(
             &options.knowledge,
@@ -70,11 +80,11 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
             ),
         ));
     }
-    let extracted = extract_all(&found.files, &program.0, &program.1, options.terms > 0)?;
+    let extracted = extract_all(&found.files, &extractor, options.terms > 0)?;
     let mut candidates: Vec<Vec<(String, u32)>> = Vec::new();
     let mut warnings = found.warnings;
     let mut index = Index::default();
-    let mut origin: HashMap<String, usize> = HashMap::new();
+    let mut origin: HashMap<String, usize> = HashMap::with_capacity(extracted.len() * 8);
     for (file_no, (file, extracted)) in found.files.iter().zip(extracted).enumerate() {
         let (records, mut file_candidates) = extracted?;
         file_candidates.reverse();
@@ -125,19 +135,20 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
     })
 }
 
-/// Reads and extracts every file, in parallel over contiguous chunks (one
-/// compiled program per thread: jaq values are not `Send`). Returns one
-/// result per file, in file order; a chunk stops at its first error, and the
-/// caller stops at the first error in file order, so errors are the same as
-/// a sequential run's.
 /// Per file: its records, and the term candidates of each entry record (in order;
 /// empty unless `with_terms`).
 type Extracted = Result<(Vec<Record>, Vec<Vec<(String, u32)>>)>;
 
+/// Reads and extracts every file with one compiled program shared by a few
+/// threads (jaq values are not `Send`, but the compiled program is `Sync`).
+/// Threads take the next file from a shared counter, so that a few large
+/// files do not leave one thread working alone. Returns one result per file,
+/// in file order, up to and including the first error in file order (files
+/// after a known error are skipped), so errors are the same as a sequential
+/// run's.
 fn extract_all(
     files: &[knowledge::KnowledgeFile],
-    code: &str,
-    program: &Path,
+    extractor: &Extractor,
     with_terms: bool,
 ) -> Result<Vec<Extracted>> {
     let threads = std::thread::available_parallelism()
@@ -145,37 +156,40 @@ fn extract_all(
         .clamp(1, 8)
         .min(files.len().div_ceil(16))
         .max(1);
-    let chunk = files.len().div_ceil(threads);
-    let work = |files: &[knowledge::KnowledgeFile]| -> Result<Vec<Extracted>> {
-        let extractor = Extractor::new(code, program)?;
-        let mut out = Vec::with_capacity(files.len());
-        for file in files {
-            let records = extract_one(&extractor, file, with_terms);
-            let failed = records.is_err();
-            out.push(records);
-            if failed {
-                break;
+    let next = AtomicUsize::new(0);
+    let first_error = AtomicUsize::new(usize::MAX);
+    let work = || -> Vec<(usize, Extracted)> {
+        let mut out = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= files.len() || i > first_error.load(Ordering::Relaxed) {
+                return out;
             }
+            let extracted = extract_one(extractor, &files[i], with_terms);
+            if extracted.is_err() {
+                first_error.fetch_min(i, Ordering::Relaxed);
+            }
+            out.push((i, extracted));
         }
-        Ok(out)
     };
-    if threads == 1 {
-        return work(files);
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || work(part)))
-            .collect();
-        let mut all = Vec::with_capacity(files.len());
-        for handle in handles {
-            let part = handle.join().map_err(|_| {
+    let mut all: Vec<(usize, Extracted)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut all = work();
+        for helper in helpers {
+            let part = helper.join().map_err(|_| {
                 Error::Usage("internal error: an extraction thread panicked".into())
-            })??;
+            })?;
             all.extend(part);
         }
-        Ok(all)
-    })
+        Ok::<_, Error>(all)
+    })?;
+    all.sort_unstable_by_key(|(i, _)| *i);
+    let stop = first_error.load(Ordering::Relaxed);
+    Ok(all
+        .into_iter()
+        .take_while(|(i, _)| *i <= stop)
+        .map(|(_, extracted)| extracted)
+        .collect())
 }
 
 /// Reads, parses and extracts one file; with `with_terms`, also tokenises the

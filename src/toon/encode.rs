@@ -2,14 +2,15 @@
 
 use std::fmt::Write as _;
 
-use crate::model::Index;
+use crate::model::{Entry, Index};
 
 /// Encodes `index` as `sections[N]{reference,title,hints}:` (plus a `terms`
 /// column when any entry has derived terms) and one row per entry, each line
 /// ending in `\n` (so the file ends with one newline).
 pub fn encode(index: &Index) -> String {
-    let mut out = String::with_capacity(64 + index.entries.len() * 96);
-    let with_terms = index.entries.iter().any(|e| !e.terms.is_empty());
+    let entries = &index.entries;
+    let with_terms = entries.iter().any(|e| !e.terms.is_empty());
+    let mut out = String::with_capacity(64 + entries.len() * 96);
     let _ = writeln!(
         out,
         "{}[{}]{{{}{}}}:",
@@ -18,20 +19,49 @@ pub fn encode(index: &Index) -> String {
         super::FIELDS.join(","),
         if with_terms { ",terms" } else { "" }
     );
-    for e in &index.entries {
+    // Rows are independent: a large index is encoded in two halves at once.
+    if entries.len() < PARALLEL_ROWS
+        || std::thread::available_parallelism().map_or(1, std::num::NonZero::get) < 2
+    {
+        push_rows(&mut out, entries, with_terms);
+        return out;
+    }
+    let (first, second) = entries.split_at(entries.len() / 2);
+    let encoded = std::thread::scope(|scope| {
+        let helper = scope.spawn(|| {
+            let mut part = String::with_capacity(second.len() * 96);
+            push_rows(&mut part, second, with_terms);
+            part
+        });
+        push_rows(&mut out, first, with_terms);
+        helper.join()
+    });
+    match encoded {
+        Ok(part) => out.push_str(&part),
+        // Not expected (encoding does not panic); do the half again here.
+        Err(_) => push_rows(&mut out, second, with_terms),
+    }
+    out
+}
+
+/// Below this many rows, a second thread costs more than it saves.
+const PARALLEL_ROWS: usize = 1024;
+
+/// Appends one line per entry: two spaces, the cells, `\n`.
+fn push_rows(out: &mut String, entries: &[Entry], with_terms: bool) {
+    for e in entries {
         out.push_str("  ");
-        push_cell(&mut out, &e.reference, ',');
+        push_cell(out, &e.reference, ',');
         out.push(',');
-        push_cell(&mut out, &e.title, ',');
+        push_cell(out, &e.title, ',');
         out.push(',');
-        push_cell(&mut out, &e.hints, ',');
+        push_cell(out, &e.hints, ',');
         if with_terms {
             out.push(',');
-            push_cell(&mut out, &e.terms, ',');
+            push_cell(out, &e.terms, ',');
         }
         out.push('\n');
     }
-    out
 }
 
 /// Whether a string cell must be quoted (TOON v4 §7.2) with `delimiter` active.
@@ -42,9 +72,36 @@ pub fn needs_quotes(s: &str, delimiter: char) -> bool {
         || matches!(s, "true" | "false" | "null")
         || is_numeric_like(s)
         || s.starts_with(['-', '#'])
-        || s.chars().any(|c| {
+        || has_special(s, delimiter)
+}
+
+/// Whether `s` contains a character that forces quoting. All of them are
+/// ASCII except perhaps `delimiter`, and no byte of a multi-byte UTF-8
+/// sequence is ASCII, so an ASCII delimiter allows a byte scan (one table
+/// look-up per byte).
+fn has_special(s: &str, delimiter: char) -> bool {
+    /// `SPECIAL[b]`: byte `b` forces quoting whatever the delimiter.
+    const SPECIAL: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 32 {
+            table[b] = true;
+            b += 1;
+        }
+        let mut i = 0;
+        let listed = b":\"\\[]{}";
+        while i < listed.len() {
+            table[listed[i] as usize] = true;
+            i += 1;
+        }
+        table
+    };
+    match u8::try_from(delimiter) {
+        Ok(d) if d.is_ascii() => s.bytes().any(|b| SPECIAL[usize::from(b)] || b == d),
+        _ => s.chars().any(|c| {
             matches!(c, ':' | '"' | '\\' | '[' | ']' | '{' | '}') || c < ' ' || c == delimiter
-        })
+        }),
+    }
 }
 
 /// `s` as a cell: quoted and escaped (§7.1) when [`needs_quotes`], else as is.
