@@ -62,12 +62,18 @@ pub fn is_folded(text: &str) -> bool {
         match x {
             // U+4000..=U+9FFF: CJK ideographs (and Ext. A tail), NFKC-stable, caseless.
             0xE4..=0xE9 => i += 3,
+            // U+3000..=U+3FFF, decided on the second and third byte: allowed are
+            // U+3001-3003, U+3005-3011, U+3041-3096, U+309D-309E, U+30A1-30FE, U+3400-3FFF.
             0xE3 => {
-                let cp =
-                    ((u32::from(b[i + 1]) & 0x3f) << 6) | (u32::from(b[i + 2]) & 0x3f) | 0x3000;
-                let ok = matches!(cp,
-                    0x3001..=0x3003 | 0x3005..=0x3011 | 0x3041..=0x3096 | 0x309d..=0x309e
-                    | 0x30a1..=0x30fe | 0x3400..=0x3fff);
+                let (b1, b2) = (b[i + 1], b[i + 2]);
+                let ok = match b1 {
+                    0x90..=0xBF => true,
+                    0x81 => b2 != 0x80,
+                    0x82 => !matches!(b2, 0x97..=0x9C | 0x9F | 0xA0),
+                    0x83 => b2 != 0xBF,
+                    0x80 => matches!(b2, 0x81..=0x83 | 0x85..=0x91),
+                    _ => false,
+                };
                 if !ok {
                     return false;
                 }
@@ -161,6 +167,23 @@ mod tests {
             "Ä",
         ] {
             assert!(!is_folded(text), "{text}");
+        }
+    }
+
+    /// The byte-level check of U+3000..=U+3FFF agrees with normalisation.
+    #[test]
+    fn cjk_symbols_and_kana_block_is_checked_exactly() {
+        for cp in 0x3000..=0x3fffu32 {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            let s = c.to_string();
+            let stable = normalize(&s) == s;
+            assert!(!is_folded(&s) || stable, "U+{cp:04X} accepted but changes");
+            let listed = matches!(cp,
+                0x3001..=0x3003 | 0x3005..=0x3011 | 0x3041..=0x3096 | 0x309d..=0x309e
+                | 0x30a1..=0x30fe | 0x3400..=0x3fff);
+            assert_eq!(is_folded(&s), listed, "U+{cp:04X}");
         }
     }
 
