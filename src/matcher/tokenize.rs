@@ -54,6 +54,8 @@ pub struct Token {
     pub pos: Pos,
     /// IPADIC's second POS field (サ変接続, 接尾, 非自立, 固有名詞, …), `*` if none.
     pub subclass: String,
+    /// IPADIC's conjugation form (連用形, 基本形, …), `*` if none.
+    pub form: String,
     /// Whether the word is not in the dictionary (lindera guessed it from character classes).
     pub unknown: bool,
     /// Byte offset of the first byte in the input.
@@ -105,6 +107,7 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, String> {
         let (start, end) = (t.byte_start, t.byte_end);
         let major = t.get_detail(0).unwrap_or("*").to_string();
         let subclass = t.get_detail(1).unwrap_or("*").to_string();
+        let form = t.get_detail(5).unwrap_or("*").to_string();
         let base = match t.get_detail(6) {
             Some(b) if b != "*" && !unknown => b.to_string(),
             _ => surface.clone(),
@@ -130,6 +133,7 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, String> {
             base,
             pos,
             subclass,
+            form,
             unknown,
             start,
             end,
@@ -168,6 +172,9 @@ pub fn question_keywords(text: &str) -> Result<Vec<String>, String> {
             run.push(unit);
         } else if unit.class == Class::Content {
             out.push(&unit.text);
+            if let Some(also) = &unit.also {
+                out.push(also);
+            }
         }
     }
     flush_run(&run, &mut out);
@@ -307,6 +314,9 @@ struct Unit {
     pieces: Vec<String>,
     /// Whether the unit is a stop word (trimmed from compound ends).
     stop: bool,
+    /// A second keyword for the same word: the continuative form of a verb
+    /// (読み込み for 読み込む), which is how Japanese hints and titles name actions.
+    also: Option<String>,
 }
 
 /// Ordered, deduplicated keyword list.
@@ -388,6 +398,7 @@ fn latin_unit(word: &str, glued: bool) -> Unit {
         glued,
         pieces,
         stop,
+        also: None,
     }
 }
 
@@ -436,12 +447,19 @@ fn japanese_units(segment: &str, units: &mut Vec<Unit>) -> Result<(), String> {
             Class::Content if stop => Class::Break,
             other => other,
         };
+        let also = (class == Class::Content
+            && token.pos == Pos::Verb
+            && token.form.starts_with("連用")
+            && token.surface != text
+            && token.surface.chars().count() >= 2)
+            .then(|| token.surface.clone());
         units.push(Unit {
             text,
             class,
             glued,
             pieces: Vec::new(),
             stop,
+            also,
         });
     }
     Ok(())
@@ -533,7 +551,8 @@ mod tests {
     #[test]
     fn question_keywords_table() {
         t!(question_keywords, "ページングを実装したい" => ["ページング", "実装"]; !["を", "たい", "する", "し"]);
-        t!(question_keywords, "バッチでデータを読み込みたい" => ["バッチ", "データ", "読み込む"]; !["で", "を", "たい"]);
+        t!(question_keywords, "バッチでデータを読み込みたい" => ["バッチ", "データ", "読み込む", "読み込み"]; !["で", "を", "たい"]);
+        t!(question_keywords, "ファイルを分割して書き込む" => ["ファイル", "分割", "書き込む"]; !["書き込み"]);
         t!(question_keywords, "楽観的ロックのやり方" => ["楽観的ロック", "楽観", "ロック"]; !["やり方", "の", "的"]);
         t!(question_keywords, "How do I use UniversalDao paging?" =>
             ["universaldao", "universal", "dao", "paging"]; !["how", "do", "i", "use", "?"]);
@@ -570,7 +589,7 @@ mod tests {
         insta::assert_debug_snapshot!(got, @r#"
         [
             "ページングを実装したい => ページング | 実装",
-            "バッチでデータを読み込みたい => バッチ | データ | 読み込む",
+            "バッチでデータを読み込みたい => バッチ | データ | 読み込む | 読み込み",
             "楽観的ロックのやり方 => 楽観的ロック | 楽観 | ロック",
             "How do I use UniversalDao paging? => universaldao | universal | dao | paging",
             "トランザクション制御 => トランザクション制御 | トランザクション | 制御",
