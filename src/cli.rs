@@ -87,6 +87,17 @@ pub struct EvalArgs {
     /// Derived terms per section when building in memory (default from kbidx.toml, else 12).
     #[arg(long, value_name = "N")]
     pub terms: Option<usize>,
+    /// Two-pass search flags.
+    #[command(flatten)]
+    pub hierarchy: HierarchyArgs,
+    /// Full-text fallback flags.
+    #[command(flatten)]
+    pub fallback: FallbackArgs,
+}
+
+/// Two-pass file → section search flags, shared by `search` and `eval`.
+#[derive(Debug, Args)]
+pub struct HierarchyArgs {
     /// Two-pass file → section search on (default from kbidx.toml `hierarchy`).
     #[arg(long, overrides_with = "no_hierarchy")]
     pub hierarchy: bool,
@@ -96,9 +107,27 @@ pub struct EvalArgs {
     /// Weight of the section score in the two-pass blend, 0–1 (default from kbidx.toml, else 0.7).
     #[arg(long, value_name = "ALPHA")]
     pub hierarchy_alpha: Option<f64>,
-    /// Full-text fallback flags.
-    #[command(flatten)]
-    pub fallback: FallbackArgs,
+}
+
+impl HierarchyArgs {
+    /// The two-pass settings: these flags over `kbidx.toml` (`None`: off).
+    fn resolve(&self, config: &Config) -> Result<Option<Hierarchy>> {
+        let alpha = self.hierarchy_alpha.unwrap_or(config.hierarchy_alpha);
+        if !(0.0..=1.0).contains(&alpha) {
+            return Err(Error::Usage(format!(
+                "--hierarchy-alpha must be between 0 and 1, not {alpha}"
+            )));
+        }
+        let enabled = if self.hierarchy || self.no_hierarchy {
+            self.hierarchy
+        } else {
+            config.hierarchy
+        };
+        Ok(enabled.then_some(Hierarchy {
+            alpha,
+            ..Hierarchy::default()
+        }))
+    }
 }
 
 /// Full-text fallback flags, shared by `search` and `eval`.
@@ -177,15 +206,9 @@ pub struct SearchArgs {
     /// Budget of characters of attached content over all results (implies --with-content).
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
-    /// Two-pass file → section search on (default from kbidx.toml `hierarchy`).
-    #[arg(long, overrides_with = "no_hierarchy")]
-    pub hierarchy: bool,
-    /// Two-pass file → section search off: rank sections on their own.
-    #[arg(long, overrides_with = "hierarchy")]
-    pub no_hierarchy: bool,
-    /// Weight of the section score in the two-pass blend, 0–1 (default from kbidx.toml, else 0.7).
-    #[arg(long, value_name = "ALPHA")]
-    pub hierarchy_alpha: Option<f64>,
+    /// Two-pass search flags.
+    #[command(flatten)]
+    pub hierarchy: HierarchyArgs,
     /// Full-text fallback flags.
     #[command(flatten)]
     pub fallback: FallbackArgs,
@@ -286,26 +309,6 @@ pub struct SearchOptions {
     pub fallback: fallback::Settings,
 }
 
-/// Resolves `--hierarchy`/`--no-hierarchy`/`--hierarchy-alpha` over `kbidx.toml`.
-fn hierarchy(
-    config: &Config,
-    on: bool,
-    off: bool,
-    alpha: Option<f64>,
-) -> Result<Option<Hierarchy>> {
-    let alpha = alpha.unwrap_or(config.hierarchy_alpha);
-    if !(0.0..=1.0).contains(&alpha) {
-        return Err(Error::Usage(format!(
-            "--hierarchy-alpha must be between 0 and 1, not {alpha}"
-        )));
-    }
-    let enabled = if on || off { on } else { config.hierarchy };
-    Ok(enabled.then_some(Hierarchy {
-        alpha,
-        ..Hierarchy::default()
-    }))
-}
-
 impl SearchOptions {
     /// Resolves flags, `kbidx.toml` and the keywords file into typed options.
     pub fn resolve(config: &Config, args: SearchArgs) -> Result<Self> {
@@ -358,12 +361,7 @@ impl SearchOptions {
             explain: args.explain,
             with_content: args.with_content || args.max_chars.is_some(),
             max_chars: args.max_chars,
-            hierarchy: hierarchy(
-                config,
-                args.hierarchy,
-                args.no_hierarchy,
-                args.hierarchy_alpha,
-            )?,
+            hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
         })
     }
@@ -421,12 +419,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
         &args.scoring,
         args.top,
         eval::Settings {
-            hierarchy: hierarchy(
-                config,
-                args.hierarchy,
-                args.no_hierarchy,
-                args.hierarchy_alpha,
-            )?,
+            hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
         },
     )?;

@@ -3,7 +3,7 @@
 //! [`load_cases`] reads the JSON Lines format of `../shared/eval/*.jsonl`;
 //! [`evaluate`] runs each case in each applicable [`Mode`] with a given
 //! [`Method`] and returns [`Run`]s with per-query ranks and the aggregate
-//! metrics (defined in docs/accuracy.md). [`evaluate_with`] also takes the
+//! metrics (defined in docs/accuracy.md). [`evaluate_full`] also takes the
 //! knowledge directory, which the BM25 reference method ([`Method::Bm25`]) needs.
 
 use std::collections::HashMap;
@@ -176,7 +176,7 @@ pub struct Run {
 
 /// Runs every case in every mode it supports, with every method, returning results at most `top` deep.
 ///
-/// [`Method::Bm25`] needs the section text: use [`evaluate_with`].
+/// [`Method::Bm25`] needs the section text: use [`evaluate_full`].
 pub fn evaluate(
     index: &Index,
     cases: &[Case],
@@ -184,29 +184,14 @@ pub fn evaluate(
     methods: &[Method],
     top: usize,
 ) -> Result<Vec<Run>> {
-    evaluate_with(index, None, cases, modes, methods, top, None)
-}
-
-/// [`evaluate`], with the knowledge directory `index` was built from (required
-/// for [`Method::Bm25`], which indexes the section text once, up front).
-pub fn evaluate_with(
-    index: &Index,
-    knowledge: Option<&Path>,
-    cases: &[Case],
-    modes: &[Mode],
-    methods: &[Method],
-    top: usize,
-    hierarchy: Option<Hierarchy>,
-) -> Result<Vec<Run>> {
-    let off = fallback::Settings {
-        enabled: false,
-        ..fallback::Settings::default()
-    };
     let settings = Settings {
-        hierarchy,
-        fallback: off,
+        hierarchy: None,
+        fallback: fallback::Settings {
+            enabled: false,
+            ..fallback::Settings::default()
+        },
     };
-    evaluate_full(index, knowledge, cases, modes, methods, top, settings)
+    evaluate_full(index, None, cases, modes, methods, top, settings)
 }
 
 /// Search settings beyond the scoring method, as `kbidx search` takes them.
@@ -218,8 +203,10 @@ pub struct Settings {
     pub fallback: fallback::Settings,
 }
 
-/// [`evaluate_with`], with the full-text fallback as `kbidx search` runs it
-/// (default scoring only; it needs `knowledge`, else it is skipped).
+/// [`evaluate`] with the knowledge directory `index` was built from (required
+/// for [`Method::Bm25`], which indexes the section text once, up front) and
+/// the search settings: the two-pass search and the full-text fallback as
+/// `kbidx search` runs them (the fallback needs `knowledge`, else it is skipped).
 pub fn evaluate_full(
     index: &Index,
     knowledge: Option<&Path>,

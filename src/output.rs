@@ -95,6 +95,33 @@ pub struct ResultRow {
     pub truncated: bool,
 }
 
+impl ResultRow {
+    /// A result for row `row` of `matcher`, found by `stage`, with `matched` (rank set later).
+    fn new(
+        matcher: &Matcher<'_>,
+        row: usize,
+        (score, normalized): (f64, f64),
+        stage: &'static str,
+        matched: Vec<MatchedRow>,
+    ) -> Self {
+        let entry = matcher.entry(row);
+        Self {
+            rank: 0,
+            reference: entry.reference.to_string(),
+            file: entry.file().to_owned(),
+            section: entry.section().to_owned(),
+            title: entry.title.to_string(),
+            score: round(score),
+            normalized_score: round(normalized),
+            stage,
+            matched,
+            excerpt: None,
+            content: None,
+            truncated: false,
+        }
+    }
+}
+
 /// The two-pass search's decision.
 #[derive(Debug, Serialize)]
 pub struct SearchModeRow {
@@ -138,30 +165,26 @@ impl Report {
             .iter()
             .enumerate()
             .map(|(i, hit)| {
-                let entry = entries.entry(hit.row);
+                let matched = hit
+                    .matched
+                    .iter()
+                    .map(|m| MatchedRow {
+                        keyword: m.keyword.clone(),
+                        level: m.level.as_str(),
+                        field: m.field.as_str(),
+                        points: round(m.points),
+                        partial: m.partial.clone(),
+                    })
+                    .collect();
                 ResultRow {
                     rank: i + 1,
-                    reference: entry.reference.to_string(),
-                    file: entry.file().to_owned(),
-                    section: entry.section().to_owned(),
-                    title: entry.title.to_string(),
-                    score: round(hit.score),
-                    normalized_score: round(hit.normalized),
-                    stage: "index",
-                    matched: hit
-                        .matched
-                        .iter()
-                        .map(|m| MatchedRow {
-                            keyword: m.keyword.clone(),
-                            level: m.level.as_str(),
-                            field: m.field.as_str(),
-                            points: round(m.points),
-                            partial: m.partial.clone(),
-                        })
-                        .collect(),
-                    excerpt: None,
-                    content: None,
-                    truncated: false,
+                    ..ResultRow::new(
+                        entries,
+                        hit.row,
+                        (hit.score, hit.normalized),
+                        "index",
+                        matched,
+                    )
                 }
             })
             .collect();
@@ -221,30 +244,26 @@ impl Report {
                 fallback::Source::Index(k) => index_results[k].take(),
                 fallback::Source::Fulltext(k) => {
                     let hit = &pass.hits[k];
-                    let entry = entries.entry(hit.row);
+                    let matched = hit
+                        .matched
+                        .iter()
+                        .map(|m| MatchedRow {
+                            keyword: m.keyword.clone(),
+                            level: m.level.as_str(),
+                            field: m.field,
+                            points: round(m.points),
+                            partial: m.partial.clone(),
+                        })
+                        .collect();
                     Some(ResultRow {
-                        rank: 0,
-                        reference: entry.reference.to_string(),
-                        file: entry.file().to_owned(),
-                        section: entry.section().to_owned(),
-                        title: entry.title.to_string(),
-                        score: round(hit.score),
-                        normalized_score: round(hit.normalized),
-                        stage: "fulltext",
-                        matched: hit
-                            .matched
-                            .iter()
-                            .map(|m| MatchedRow {
-                                keyword: m.keyword.clone(),
-                                level: m.level.as_str(),
-                                field: m.field,
-                                points: round(m.points),
-                                partial: m.partial.clone(),
-                            })
-                            .collect(),
                         excerpt: Some(hit.excerpt.clone()),
-                        content: None,
-                        truncated: false,
+                        ..ResultRow::new(
+                            entries,
+                            hit.row,
+                            (hit.score, hit.normalized),
+                            "fulltext",
+                            matched,
+                        )
                     })
                 }
             };

@@ -195,24 +195,7 @@ pub(super) fn scan_all(
     automaton: &AhoCorasick,
     n_pat: usize,
 ) -> RowMasks {
-    let run = |chunk: &Chunk| scan(text, table, chunk, automaton, n_pat);
-    let parts: Vec<RowMasks> = match chunks {
-        [] => Vec::new(),
-        [one] => vec![run(one)],
-        [first, rest @ ..] => std::thread::scope(|scope| {
-            let handles: Vec<_> = rest.iter().map(|c| scope.spawn(move || run(c))).collect();
-            let mut parts = vec![run(first)];
-            for handle in handles {
-                // A scan does not panic on any input; if a thread did, re-raise it here.
-                parts.push(
-                    handle
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                );
-            }
-            parts
-        }),
-    };
+    let parts = super::in_parallel(chunks, |c| scan(text, table, c, automaton, n_pat));
     let mut all = RowMasks::new();
     for part in parts {
         all.append(part);

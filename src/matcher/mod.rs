@@ -32,6 +32,29 @@ const PARALLEL_MIN_ROWS: usize = 4096;
 /// At most this many threads search one index.
 const MAX_THREADS: usize = 4;
 
+/// `f` over every item, the first on this thread and each other one on its own
+/// thread; results in item order.
+fn in_parallel<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    match items {
+        [] => Vec::new(),
+        [one] => vec![f(one)],
+        [first, rest @ ..] => std::thread::scope(|scope| {
+            let f = &f;
+            let handles: Vec<_> = rest.iter().map(|i| scope.spawn(move || f(i))).collect();
+            let mut out = vec![f(first)];
+            for handle in handles {
+                // `f` does not panic on any input; if a thread did, re-raise it here.
+                out.push(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                );
+            }
+            out
+        }),
+    }
+}
+
 /// An index prepared for searching: its text (borrowed, typically mapped from
 /// the file), where each row is, and the folded copies of the cells that need
 /// folding, in chunks of rows searched in parallel.
@@ -73,27 +96,7 @@ impl<'a> Matcher<'a> {
             .step_by(size)
             .map(|start| start..(start + size).min(rows))
             .collect();
-        let chunks: Vec<Result<Chunk>> = match ranges.as_slice() {
-            [] => Vec::new(),
-            [one] => vec![haystack::fold(path, &text, &table, one.clone())],
-            [first, rest @ ..] => std::thread::scope(|scope| {
-                let (text, table) = (&*text, &table);
-                let handles: Vec<_> = rest
-                    .iter()
-                    .map(|r| scope.spawn(move || haystack::fold(path, text, table, r.clone())))
-                    .collect();
-                let mut chunks = vec![haystack::fold(path, text, table, first.clone())];
-                for handle in handles {
-                    // Folding does not panic on any input; if a thread did, re-raise it here.
-                    chunks.push(
-                        handle
-                            .join()
-                            .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                    );
-                }
-                chunks
-            }),
-        };
+        let chunks = in_parallel(&ranges, |r| haystack::fold(path, &text, &table, r.clone()));
         // The first error in row order, as a sequential check would report it.
         let chunks = chunks.into_iter().collect::<Result<Vec<Chunk>>>()?;
         Ok(Self {
