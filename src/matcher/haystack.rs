@@ -10,7 +10,10 @@
 //! need folding) are dropped. Cells that need folding (full-width letters,
 //! half-width katakana, escapes, doubled spaces …) are folded once into a
 //! [`Side`] buffer, each followed by `\n`, and scanned separately. The index is
-//! split into contiguous chunks of rows, scanned in parallel.
+//! split into contiguous chunks of rows, scanned in parallel, a row at a time:
+//! consecutive rows of one file repeat its path, which is scanned in the
+//! file's first row only (its matches count for every row of the file; a
+//! keyword spanning the path and the `#section` part is only seen there).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -221,34 +224,28 @@ fn scan(
     };
     let curated = |row: usize| chunk.curated[row - chunk.rows.start];
 
-    // In place.
+    // In place, a row at a time. Rows of one file repeat its path: it is scanned
+    // in the file's first row only, and its matches are lent to the rows after.
     let mut main = RowMasks::new();
-    if let (Some(&(lo, _)), Some(&(_, hi))) = (
-        table.rows.get(chunk.rows.start),
-        chunk
-            .rows
-            .end
-            .checked_sub(1)
-            .and_then(|r| table.rows.get(r)),
-    ) {
-        let (lo, hi) = (lo as usize, hi as usize);
-        let mut row = chunk.rows.start;
-        let mut spans_of = usize::MAX;
-        let mut spans = Vec::new();
-        for m in automaton.find_overlapping_iter(&text[lo..hi]) {
-            let (start, end) = (lo + m.start(), lo + m.end());
-            while (table.rows[row].1 as usize) < end {
-                if !touched.is_empty() {
-                    main.push(row, curated(row), &mut touched, &mut scratch);
-                }
-                row += 1;
-            }
-            if start < table.rows[row].0 as usize {
-                continue;
-            }
-            if spans_of != row {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut group_path: &[u8] = &[];
+    let mut group: Vec<(usize, u16)> = Vec::new();
+    for row in chunk.rows.clone() {
+        let (rs, re) = (table.rows[row].0 as usize, table.rows[row].1 as usize);
+        let plen = path_len(&bytes[rs..re], table);
+        let same = plen > 0 && &bytes[rs..rs + plen] == group_path;
+        if !same {
+            group.clear();
+            group_path = &bytes[rs..rs + plen];
+        }
+        let from = if same { rs + plen } else { rs };
+        let mut spans_loaded = false;
+        for m in automaton.find_overlapping_iter(&text[from..re]) {
+            let (start, end) = (from + m.start(), from + m.end());
+            if !spans_loaded {
                 self::spans(text, table, row, &mut spans);
-                spans_of = row;
+                spans_loaded = true;
             }
             // Boundaries are judged within the cell (or title part) only.
             let Some(&(cell_start, cell_end, field)) =
@@ -258,7 +255,16 @@ fn scan(
             };
             let cell = &text[cell_start..cell_end];
             if let Some(b) = match_bit(cell, start - cell_start, end - cell_start, field) {
-                note(m.pattern().as_usize(), b, &mut touched, &mut scratch);
+                let p = m.pattern().as_usize();
+                note(p, b, &mut touched, &mut scratch);
+                if !same && end <= rs + plen {
+                    group.push((p, b));
+                }
+            }
+        }
+        if same {
+            for &(p, b) in &group {
+                note(p, b, &mut touched, &mut scratch);
             }
         }
         if !touched.is_empty() {
@@ -302,6 +308,17 @@ fn scan(
         extra.push(current, curated(current), &mut touched, &mut scratch);
     }
     merge(main, &extra, &mut scratch, &mut touched)
+}
+
+/// Length of a row's file path (its reference up to the `#` of the section id)
+/// when the reference is the row's first cell and unquoted; 0 otherwise.
+fn path_len(row: &[u8], table: &Table) -> usize {
+    if table.reference != 0 || row.first() == Some(&b'"') {
+        return 0;
+    }
+    let cell = &row[..memchr::memchr(table.delimiter, row).unwrap_or(row.len())];
+    let name = memchr::memrchr(b'/', cell).map_or(0, |i| i + 1);
+    memchr::memchr(b'#', &cell[name..]).map_or(0, |i| name + i)
 }
 
 /// Merges two row-ordered mask lists, OR-ing the masks of rows in both.

@@ -238,6 +238,10 @@ mod tests {
         hints_outweigh_paths:
             [("paging.json#a", "", "other"), ("b.json#b", "", "paging")], D, [(L3, "paging")]
             => vec!["b.json#b", "paging.json#a"];
+        rows_of_one_file_share_its_path_matches:
+            [("a/paging.json#1", "", "x"), ("a/paging.json#2", "", "y"), ("b.json#3", "", "paging"),
+             ("a/paging.json#4", "", "z")], D, [(L3, "paging")]
+            => vec!["b.json#3", "a/paging.json#1", "a/paging.json#2", "a/paging.json#4"];
         ties_break_on_index_order:
             [("b.json#1", "", "x"), ("a.json#1", "", "x")], D, [(L3, "x")]
             => vec!["b.json#1", "a.json#1"];
