@@ -2,9 +2,10 @@
 //!
 //! A [`Query`] is a list of levelled keywords (L1 domain, L2 component, L3
 //! function), given by the caller or extracted from a plain question.
-//! [`Matcher::new`] normalises every row once; [`Matcher::search`] builds one
+//! [`Matcher::from_text`] checks every row of the index text once and folds the
+//! few cells that need it (see `haystack`); [`Matcher::search`] builds one
 //! Aho-Corasick automaton over all the query's keywords (and their compound
-//! parts), scans each row once, and ranks rows with the chosen [`Scoring`].
+//! parts), scans the text once, and ranks rows with the chosen [`Scoring`].
 //! Ties break on index order (file path, then section order in the file).
 
 mod haystack;
