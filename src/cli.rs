@@ -369,20 +369,8 @@ impl SearchOptions {
 
 /// Loads the index file at `path`.
 pub fn load_index(path: &std::path::Path) -> Result<Index> {
-    toon::decode(path, index_text(path, &read_index(path)?)?)
-}
-
-/// Reads the index file at `path` (check it with [`index_text`]).
-pub fn read_index(path: &std::path::Path) -> Result<Vec<u8>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::io(
-            path,
-            "cannot read index (run `kbidx build` first?)",
-            e,
-        )),
-        Err(e) => Err(Error::io(path, "cannot read index", e)),
-    }
+    let file = IndexFile::open(path)?;
+    toon::decode(path, index_text(path, file.bytes())?)
 }
 
 /// The index text, checked to be UTF-8 (with SIMD: this runs on every search).

@@ -46,16 +46,6 @@ pub struct EntryRef<'a> {
 }
 
 impl EntryRef<'_> {
-    /// Bytes in all fields.
-    pub fn len(&self) -> usize {
-        self.reference.len() + self.title.len() + self.hints.len() + self.terms.len()
-    }
-
-    /// Whether every field is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// An owned [`Entry`].
     pub fn into_owned(self) -> Entry {
         Entry {

@@ -96,6 +96,7 @@ pub(super) fn blend(
     settings: &Hierarchy,
     files: &Files,
     plans: &[Plan<'_>],
+    n_pat: usize,
     masks: &RowMasks,
     scored: &[(usize, f64)],
     ideal: f64,
@@ -113,11 +114,6 @@ pub(super) fn blend(
         return flat("no section matched".into());
     }
     // File masks: the union of the masks of each file's matching rows.
-    let n_pat = plans
-        .iter()
-        .flat_map(|p| std::iter::once(p.whole).chain(p.parts.iter().map(|(_, id)| *id)))
-        .max()
-        .map_or(0, |m| m + 1);
     let mut scratch = vec![0u16; n_pat];
     let mut touched: Vec<usize> = Vec::new();
     let mut df = vec![0usize; n_pat];

@@ -271,7 +271,8 @@ pub(super) fn default_scoring(
     let ideal = scorer.ideal();
     let mut mode = None;
     if let (Some(h), Some(files)) = (hierarchy, files) {
-        let (blended, why) = super::hierarchy::blend(h, files, &plans, &masks, &scored, ideal);
+        let (blended, why) =
+            super::hierarchy::blend(h, files, &plans, n_pat, &masks, &scored, ideal);
         if let Some(blended) = blended {
             scored = blended;
         }
