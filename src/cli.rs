@@ -6,10 +6,11 @@
 
 use std::borrow::Cow;
 use std::io::{Read as _, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::cache::Cache;
 use crate::config::Config;
 use crate::content::Library;
 use crate::error::{Error, Result, display};
@@ -212,6 +213,9 @@ pub struct SearchArgs {
     /// Full-text fallback flags.
     #[command(flatten)]
     pub fallback: FallbackArgs,
+    /// Do not use or write the search cache (the index's word index, see README).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// Scoring method names on the command line.
@@ -266,8 +270,34 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     match cli.command {
         Command::Build(args) => run_build(&config, args, out, err),
         Command::Search(args) => {
-            let options = SearchOptions::resolve(&config, args)?;
-            run_search(&options, out)
+            // The index is opened, checked and prepared (or its cache entry
+            // loaded) on a second thread while the query is resolved (keywords
+            // file, question tokenisation): each takes about a millisecond and
+            // neither needs the other. Query errors are still reported first.
+            let index = args.index.clone().unwrap_or_else(|| config.index.clone());
+            let cache = (config.cache && !args.no_cache)
+                .then(Cache::from_env)
+                .flatten();
+            let (file, open_error) = match IndexFile::open(&index) {
+                Ok(file) => (Some(file), None),
+                Err(e) => (None, Some(e)),
+            };
+            std::thread::scope(|scope| {
+                let prepare = file.as_ref().map(|file| {
+                    scope.spawn(|| prepare_index(&index, file.bytes(), cache.as_ref()))
+                });
+                let options = SearchOptions::resolve(&config, args)?;
+                if let Some(e) = open_error {
+                    return Err(e);
+                }
+                let matcher = match prepare.map(std::thread::ScopedJoinHandle::join) {
+                    Some(Ok(matcher)) => matcher?,
+                    // Preparing does not panic on any input; if it did, re-raise it here.
+                    Some(Err(panic)) => std::panic::resume_unwind(panic),
+                    None => return Err(Error::data(&index, "cannot read index")),
+                };
+                run_search(&options, matcher.with_hierarchy(options.hierarchy), out)
+            })
         }
         Command::Eval(args) => run_eval(&config, args, out),
         Command::Read(args) => {
@@ -423,11 +453,18 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
     Ok(0)
 }
 
-fn run_search(options: &SearchOptions, out: &mut dyn Write) -> Result<u8> {
-    let file = IndexFile::open(&options.index)?;
-    let text = index_text(&options.index, file.bytes())?;
-    let matcher =
-        Matcher::from_text(&options.index, Cow::Borrowed(text))?.with_hierarchy(options.hierarchy);
+/// Checks the index text `bytes` (the file `path`) and prepares it for
+/// searching: from its search-cache entry when `cache` is on (see `cache`),
+/// else by checking every row.
+fn prepare_index<'a>(path: &Path, bytes: &'a [u8], cache: Option<&Cache>) -> Result<Matcher<'a>> {
+    let text = Cow::Borrowed(index_text(path, bytes)?);
+    match cache {
+        Some(cache) => Ok(cache.matcher(path, text)?.0),
+        None => Matcher::from_text(path, text),
+    }
+}
+
+fn run_search(options: &SearchOptions, matcher: Matcher<'_>, out: &mut dyn Write) -> Result<u8> {
     let outcome = matcher.search(
         &options.query,
         options.scoring,

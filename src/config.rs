@@ -37,6 +37,8 @@ pub struct Config {
     pub hierarchy_alpha: f64,
     /// Full-text fallback of `search` and `eval` (see `fallback`).
     pub fallback: crate::fallback::Settings,
+    /// Whether `search` keeps the index's word index in the search cache (see `cache`).
+    pub cache: bool,
 }
 
 /// Whether the two-pass file → section search is on unless configured otherwise
@@ -55,6 +57,7 @@ impl Default for Config {
             hierarchy: DEFAULT_HIERARCHY,
             hierarchy_alpha: crate::matcher::DEFAULT_ALPHA,
             fallback: crate::fallback::Settings::default(),
+            cache: true,
         }
     }
 }
@@ -73,6 +76,7 @@ struct RawConfig {
     hierarchy_alpha: Option<f64>,
     fallback: Option<bool>,
     fallback_min: Option<usize>,
+    cache: Option<bool>,
 }
 
 impl Config {
@@ -126,6 +130,7 @@ impl Config {
                 enabled: raw.fallback.unwrap_or(default.fallback.enabled),
                 min: raw.fallback_min.unwrap_or(default.fallback.min),
             },
+            cache: raw.cache.unwrap_or(default.cache),
         })
     }
 }

@@ -220,7 +220,11 @@ pub fn evaluate_full(
         hierarchy,
         fallback,
     } = settings;
-    let matcher = Matcher::new(index)?.with_hierarchy(hierarchy);
+    // Many queries over one index: the word index (as the search cache holds
+    // it) pays for itself after a few, and answers exactly as the scan.
+    let mut matcher = Matcher::new(index)?;
+    matcher.build_words(0)?;
+    let matcher = matcher.with_hierarchy(hierarchy);
     // The section text, read once, when the fallback may run.
     let corpus = match knowledge {
         Some(dir) if fallback.enabled && methods.contains(&Method::Default) && dir.is_dir() => {

@@ -1,5 +1,6 @@
 //! kbidx: a section index and keyword search for JSON knowledge bases.
 pub mod bm25;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod content;

@@ -11,8 +11,17 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = kbidx::cli::Cli::parse();
-    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    match kbidx::cli::run(cli, &mut out, &mut err) {
+    // Buffered: a pretty-printed JSON report is hundreds of lines, and
+    // stdout's line buffering would make each of them a write(2).
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let mut err = std::io::stderr().lock();
+    let result = kbidx::cli::run(cli, &mut out, &mut err).and_then(|code| {
+        use std::io::Write as _;
+        out.flush()
+            .map_err(|e| kbidx::Error::io("<stdout>", "cannot write", e))?;
+        Ok(code)
+    });
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {

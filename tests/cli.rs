@@ -94,6 +94,8 @@ impl Sandbox {
             .args(args)
             .current_dir(self.dir.path())
             .env_remove("RUST_BACKTRACE")
+            // The search cache stays in the sandbox.
+            .env("KBIDX_CACHE_DIR", self.path(".cache"))
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {

@@ -254,3 +254,88 @@ proptest! {
         prop_assert_eq!(folded, normal, "{:?}", s);
     }
 }
+
+/// Words and separators the matcher property mixes into rows and keywords.
+const VOCAB: &[&str] = &[
+    "paging",
+    "page",
+    "per",
+    "Paging",
+    "ページング",
+    "楽観的ロック",
+    "ロック",
+    "dao",
+    "UniversalDao",
+    "ＤＡＯ",
+    "ﾍﾟｰｼﾞ",
+    "データ",
+    "json",
+    "x-y",
+    "ab12",
+    "v2",
+    "#",
+    " ",
+    "  ",
+    ",",
+    "\"",
+    "/",
+    " / ",
+    "\\",
+    "Ａ",
+    "\t",
+    "\n",
+    "\u{3000}",
+    "ＵｎｉｖｅｒｓａｌＤａｏ",
+    "Ä",
+];
+
+fn vocab_text(max: usize) -> impl Strategy<Value = String> {
+    proptest::collection::vec(proptest::sample::select(VOCAB), 0..max).prop_map(|v| v.concat())
+}
+
+fn vocab_entry() -> impl Strategy<Value = Entry> {
+    (
+        proptest::sample::select(&["a/paging.json", "b.json", "dao/x-y.json"][..]),
+        vocab_text(3),
+        vocab_text(5),
+        vocab_text(6),
+        vocab_text(4),
+    )
+        .prop_map(|(path, id, title, hints, terms)| Entry {
+            reference: format!("{path}#{id}"),
+            title,
+            hints,
+            terms,
+        })
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 512, ..Config::default() })]
+
+    /// The word index (the search cache) answers exactly as the scan of every row.
+    #[test]
+    fn word_index_search_equals_the_scan(
+        mut entries in proptest::collection::vec(vocab_entry(), 1..14),
+        keywords in proptest::collection::vec((vocab_text(3), 0..3u8), 1..5),
+    ) {
+        use kbidx::matcher::{Level, Matcher, Query, Scoring, text_hash};
+        // Rows of one file are consecutive, as the build writes them.
+        entries.sort_by(|a, b| a.reference.split('#').next().cmp(&b.reference.split('#').next()));
+        let index = Index { entries };
+        let mut query = Query::default();
+        for (text, level) in &keywords {
+            let level = [Level::L1, Level::L2, Level::L3][usize::from(*level)];
+            query.push(text, level, 1.0);
+        }
+        if query.is_empty() {
+            return Ok(()); // only blanks: nothing to compare
+        }
+        let scan = Matcher::new(&index).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut words = Matcher::new(&index).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        words.build_words(text_hash("")).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(
+            scan.search(&query, Scoring::Default, 50, None),
+            words.search(&query, Scoring::Default, 50, None)
+        );
+    }
+}

@@ -63,6 +63,8 @@ impl Sandbox {
         cmd.args(args)
             .current_dir(self.dir.path())
             .env_remove("RUST_BACKTRACE")
+            // The search cache stays in the sandbox.
+            .env("KBIDX_CACHE_DIR", self.path(".cache"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

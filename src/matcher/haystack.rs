@@ -61,13 +61,16 @@ pub(super) struct Chunk {
     pub(super) rows: Range<usize>,
     /// Whether each row has hints (rows with curated hints weigh derived terms less).
     curated: Vec<bool>,
+    /// Whether each row's reference is scanned in place (only such a row's
+    /// path matches can be lent to the next rows of its file).
+    path_in_place: Vec<bool>,
     /// Cells that need folding.
     side: Side,
 }
 
 /// Whether a cell can be matched where it lies in the index text.
 #[allow(clippy::ptr_arg)] // whether the cell is borrowed is the point
-fn in_place(cell: &Cow<'_, str>) -> bool {
+pub(super) fn in_place(cell: &Cow<'_, str>) -> bool {
     matches!(cell, Cow::Borrowed(s) if is_folded(s))
 }
 
@@ -76,6 +79,7 @@ pub(super) fn fold(path: &Path, text: &str, table: &Table, rows: Range<usize>) -
     let mut chunk = Chunk {
         rows: rows.clone(),
         curated: Vec::with_capacity(rows.len()),
+        path_in_place: Vec::with_capacity(rows.len()),
         side: Side::default(),
     };
     let mut cells = Vec::with_capacity(table.columns);
@@ -83,6 +87,7 @@ pub(super) fn fold(path: &Path, text: &str, table: &Table, rows: Range<usize>) -
         cells.clear();
         table.cells(path, text, row, &mut cells)?;
         chunk.curated.push(!cells[table.hints].is_empty());
+        chunk.path_in_place.push(in_place(&cells[table.reference]));
         for (column, field) in searchable(table) {
             let cell = &cells[column];
             if cell.is_empty() || in_place(cell) {
@@ -101,7 +106,7 @@ pub(super) fn fold(path: &Path, text: &str, table: &Table, rows: Range<usize>) -
 }
 
 /// The searchable columns and their fields (the title column stands for both title fields).
-fn searchable(table: &Table) -> impl Iterator<Item = (usize, Field)> + '_ {
+pub(super) fn searchable(table: &Table) -> impl Iterator<Item = (usize, Field)> + '_ {
     [
         Some((table.reference, Field::Path)),
         table.title.map(|c| (c, Field::Title)),
@@ -161,7 +166,7 @@ impl RowMasks {
         &self.items[self.ends[i]..self.ends[i + 1]]
     }
 
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self {
             ends: vec![0],
             ..Self::default()
@@ -169,7 +174,13 @@ impl RowMasks {
     }
 
     /// Appends `row` with the pairs gathered in `scratch` (at the `touched` patterns).
-    fn push(&mut self, row: usize, curated: bool, touched: &mut Vec<usize>, scratch: &mut [u16]) {
+    pub(super) fn push(
+        &mut self,
+        row: usize,
+        curated: bool,
+        touched: &mut Vec<usize>,
+        scratch: &mut [u16],
+    ) {
         for p in touched.drain(..) {
             self.items.push((p as u32, scratch[p]));
             scratch[p] = 0;
@@ -237,7 +248,13 @@ fn scan(
         let same = plen > 0 && &bytes[rs..rs + plen] == group_path;
         if !same {
             group.clear();
-            group_path = &bytes[rs..rs + plen];
+            // A reference folded in the side buffer is not scanned here, so
+            // its row has no path matches to lend.
+            group_path = if chunk.path_in_place[row - chunk.rows.start] {
+                &bytes[rs..rs + plen]
+            } else {
+                &[]
+            };
         }
         let from = if same { rs + plen } else { rs };
         let mut spans_loaded = false;

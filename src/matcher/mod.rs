@@ -14,18 +14,23 @@ pub mod normalize;
 pub mod query;
 mod score;
 pub mod tokenize;
+mod words;
 
 pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy, SearchMode};
 pub use query::{Keyword, Level, Query};
 pub use score::{Field, Hit, Match, Outcome, Scoring};
+pub use words::{WordIndex, text_hash};
 
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
 
 use crate::error::Result;
 use crate::model::{EntryRef, Index};
 use crate::toon::{self, Table};
-use haystack::Chunk;
+use haystack::{Chunk, RowMasks};
 use hierarchy::Files;
 
 /// Indexes with fewer rows than this are searched on one thread.
@@ -57,17 +62,42 @@ fn in_parallel<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec
 }
 
 /// An index prepared for searching: its text (borrowed, typically mapped from
-/// the file), where each row is, and the folded copies of the cells that need
-/// folding, in chunks of rows searched in parallel.
+/// the file), where each row is, and either the folded copies of the cells
+/// that need folding, in chunks of rows scanned in parallel, or a word index
+/// (see `words`; built, or loaded from the search cache), or both.
 #[derive(Debug)]
 pub struct Matcher<'a> {
+    path: PathBuf,
     text: Cow<'a, str>,
     table: Table,
-    chunks: Vec<Chunk>,
+    /// For the scan; made on first use when the matcher came from a word index.
+    chunks: OnceLock<Vec<Chunk>>,
+    words: Option<WordIndex>,
     /// The file of each row (for the two-pass search; only when it is on).
     files: Option<Files>,
     /// Two-pass file → section search, when on.
     hierarchy: Option<Hierarchy>,
+}
+
+/// Checks every row of `text` and folds the cells that need it, in contiguous
+/// chunks of rows, in parallel for large indexes.
+fn fold_all(path: &Path, text: &str, table: &Table) -> Result<Vec<Chunk>> {
+    let rows = table.len();
+    let threads = if rows < PARALLEL_MIN_ROWS {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, MAX_THREADS)
+    };
+    let size = rows.div_ceil(threads).max(1);
+    let ranges: Vec<std::ops::Range<usize>> = (0..rows)
+        .step_by(size)
+        .map(|start| start..(start + size).min(rows))
+        .collect();
+    let chunks = in_parallel(&ranges, |r| haystack::fold(path, text, table, r.clone()));
+    // The first error in row order, as a sequential check would report it.
+    chunks.into_iter().collect()
 }
 
 impl Matcher<'static> {
@@ -84,29 +114,66 @@ impl<'a> Matcher<'a> {
     /// contiguous chunks handled in parallel.
     pub fn from_text(path: &Path, text: Cow<'a, str>) -> Result<Self> {
         let table = toon::locate(path, &text)?;
-        let rows = table.len();
-        let threads = if rows < PARALLEL_MIN_ROWS {
-            1
-        } else {
-            std::thread::available_parallelism()
-                .map_or(1, usize::from)
-                .clamp(1, MAX_THREADS)
-        };
-        let size = rows.div_ceil(threads).max(1);
-        let ranges: Vec<std::ops::Range<usize>> = (0..rows)
-            .step_by(size)
-            .map(|start| start..(start + size).min(rows))
-            .collect();
-        let chunks = in_parallel(&ranges, |r| haystack::fold(path, &text, &table, r.clone()));
-        // The first error in row order, as a sequential check would report it.
-        let chunks = chunks.into_iter().collect::<Result<Vec<Chunk>>>()?;
+        let chunks = fold_all(path, &text, &table)?;
         Ok(Self {
+            path: path.to_path_buf(),
             text,
             table,
-            chunks,
+            chunks: OnceLock::from(chunks),
+            words: None,
             files: None,
             hierarchy: None,
         })
+    }
+
+    /// Prepares `text` with its word index (validated against `text` by
+    /// [`WordIndex::from_file`]): nothing is scanned or checked now.
+    pub fn from_words(path: &Path, text: Cow<'a, str>, words: WordIndex) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            table: words.table().clone(),
+            text,
+            chunks: OnceLock::new(),
+            words: Some(words),
+            files: None,
+            hierarchy: None,
+        }
+    }
+
+    /// Builds the word index (`hash`: the text's [`text_hash`]), so that
+    /// searches look words up instead of scanning every row.
+    pub fn build_words(&mut self, hash: u128) -> Result<()> {
+        self.words = Some(WordIndex::build(&self.path, &self.text, &self.table, hash)?);
+        Ok(())
+    }
+
+    /// The word index, when there is one.
+    pub fn words(&self) -> Option<&WordIndex> {
+        self.words.as_ref()
+    }
+
+    fn chunks(&self) -> &[Chunk] {
+        self.chunks.get_or_init(|| {
+            // The text was checked when its word index was built (same hash).
+            fold_all(&self.path, &self.text, &self.table).unwrap_or_default()
+        })
+    }
+
+    /// For every row with a match, the fields each pattern matched in: from
+    /// the word index when it can answer for every pattern, else by a scan.
+    fn masks(&self, automaton: &AhoCorasick, patterns: &[String]) -> RowMasks {
+        match &self.words {
+            Some(words) if patterns.iter().all(|p| words::usable(p)) => {
+                words.masks(automaton, patterns.len())
+            }
+            _ => haystack::scan_all(
+                &self.text,
+                &self.table,
+                self.chunks(),
+                automaton,
+                patterns.len(),
+            ),
+        }
     }
 
     /// Turns the two-pass file → section search on (`Some`) or off for default scoring.
@@ -155,7 +222,8 @@ impl<'a> Matcher<'a> {
     ) -> Outcome {
         match scoring {
             Scoring::Default => score::default_scoring(
-                (&self.text, &self.table, &self.chunks),
+                |automaton, patterns| self.masks(automaton, patterns),
+                self.len(),
                 query,
                 (top, min_score),
                 self.hierarchy.as_ref(),

@@ -10,12 +10,11 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use super::haystack::{self, Chunk};
+use super::haystack::RowMasks;
 use super::hierarchy::{Files, Hierarchy, SearchMode};
 use super::query::{Keyword, Level, Query};
 use super::tokenize;
 use crate::model::EntryRef;
-use crate::toon::Table;
 
 /// Which scoring method to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -197,7 +196,8 @@ pub(super) fn seed_scoring(
 /// from its lindera parts: `L · 0.6 · (m/n) · mean idf(matched parts) · F`
 /// for m of n parts (楽観ロック vs 楽観的ロック).
 pub(super) fn default_scoring(
-    (text, table, chunks): (&str, &Table, &[Chunk]),
+    scan: impl FnOnce(&AhoCorasick, &[String]) -> RowMasks,
+    n_rows: usize,
     query: &Query,
     limits: (usize, Option<f64>),
     hierarchy: Option<&Hierarchy>,
@@ -254,8 +254,7 @@ pub(super) fn default_scoring(
 
     // One scan per chunk (in parallel): for every row, the fields each pattern matched in.
     let n_pat = patterns.len();
-    let masks = haystack::scan_all(text, table, chunks, &automaton, n_pat);
-    let n_rows = table.len();
+    let masks = scan(&automaton, &patterns);
     let mut df = vec![0usize; n_pat];
     for &(p, _) in &masks.items {
         df[p as usize] += 1;
@@ -279,9 +278,15 @@ pub(super) fn default_scoring(
         mode = Some(why);
     }
     scored.retain(|&(_, score)| min_score.is_none_or(|m| score >= m));
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let total = scored.len();
-    scored.truncate(top);
+    // Best first, ties in index order: a total order (rows are unique), so
+    // selecting the top `top` before sorting them gives the full sort's list.
+    let order = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if top < scored.len() {
+        scored.select_nth_unstable_by(top, order);
+        scored.truncate(top);
+    }
+    scored.sort_by(order);
     let blended = mode.as_ref().is_some_and(SearchMode::is_hierarchical);
     let hits = scored
         .into_iter()
@@ -478,8 +483,7 @@ enum Boundary {
     Inside,
 }
 
-fn boundary(text: &str, start: usize, end: usize) -> Boundary {
-    let bytes = text.as_bytes();
+fn boundary(bytes: &[u8], start: usize, end: usize) -> Boundary {
     let alnum = |b: u8| b.is_ascii_alphanumeric();
     let left_ok = !alnum(bytes[start]) || start == 0 || !alnum(bytes[start - 1]);
     let right_ok = !alnum(bytes[end - 1]) || end == bytes.len() || !alnum(bytes[end]);
@@ -494,11 +498,19 @@ fn boundary(text: &str, start: usize, end: usize) -> Boundary {
 /// whole word sets the field's bit, a word prefix of [`PREFIX_MIN`]+ bytes the
 /// bit [`FIELDS`] above it; a match inside a word gives `None`.
 pub(super) fn match_bit(cell: &str, start: usize, end: usize, field: Field) -> Option<u16> {
-    let f = field as usize;
-    match boundary(cell, start, end) {
-        Boundary::Word => Some(1 << f),
-        Boundary::Prefix if end - start >= PREFIX_MIN => Some(1 << (f + FIELDS)),
-        _ => None,
+    match match_kind(cell.as_bytes(), start, end) {
+        0 => None,
+        kind => Some(kind << field as usize),
+    }
+}
+
+/// [`match_bit`] for the first field (`kind << field` gives any other's): 1
+/// for a whole word, `1 << FIELDS` for a word prefix, 0 inside a word.
+pub(super) fn match_kind(text: &[u8], start: usize, end: usize) -> u16 {
+    match boundary(text, start, end) {
+        Boundary::Word => 1,
+        Boundary::Prefix if end - start >= PREFIX_MIN => 1 << FIELDS,
+        _ => 0,
     }
 }
 
@@ -506,7 +518,7 @@ pub(super) fn match_bit(cell: &str, start: usize, end: usize, field: Field) -> O
 /// ends that are ASCII alphanumeric (Japanese ends always count as boundaries).
 #[cfg(test)]
 fn at_word_boundaries(text: &str, start: usize, end: usize) -> bool {
-    boundary(text, start, end) == Boundary::Word
+    boundary(text.as_bytes(), start, end) == Boundary::Word
 }
 
 /// Sorts (score desc, then row asc), fills normalised scores, cuts to `top`.

@@ -53,7 +53,7 @@ pub struct Table {
     /// Byte range of each row's cells in the text: after the 2-space indent, before `\r\n`.
     pub rows: Vec<(u32, u32)>,
     /// Length of the byte-order mark the text starts with (0 or 3).
-    bom: usize,
+    pub bom: usize,
 }
 
 impl Table {

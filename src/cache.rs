@@ -1,0 +1,186 @@
+//! The search cache: the word index of each index file searched, kept on disk
+//! so that the next search looks words up instead of scanning every row.
+//!
+//! An entry is named after the index file's canonical path and records the
+//! hash of the index text it was built from (and the kbidx version), so a
+//! rebuilt, edited or moved-over index is never answered from a stale entry:
+//! [`Cache::matcher`] hashes the index text on every search (xxh3, about 0.1 ms
+//! per megabyte) and rebuilds the entry when anything differs. Entries are
+//! written to a temporary file and renamed, like the index, and at most
+//! [`KEEP`] are kept. The cache is an accelerator only: results are identical
+//! with and without it, and when its directory cannot be written the search
+//! goes on without it. Directory: `$KBIDX_CACHE_DIR`, else
+//! `$XDG_CACHE_HOME/kbidx`, else `$HOME/.cache/kbidx`; `KBIDX_CACHE_DIR=""`,
+//! `--no-cache` or `cache = false` in kbidx.toml turn it off.
+
+use std::borrow::Cow;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::error::Result;
+use crate::index_file::IndexFile;
+use crate::matcher::{Matcher, WordIndex, text_hash};
+
+/// Entries kept in the cache directory (the least recently written go first).
+pub const KEEP: usize = 32;
+/// File name extension of an entry.
+const EXTENSION: &str = "kbidx-words";
+
+/// Where the search cache lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    /// A cache in `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    /// The cache directory from the environment (see module docs); `None` when it is turned off
+    /// or no directory is known.
+    pub fn from_env() -> Option<Self> {
+        let var = |name: &str| std::env::var_os(name);
+        if let Some(dir) = var("KBIDX_CACHE_DIR") {
+            return (!dir.is_empty()).then(|| Self::new(dir));
+        }
+        if let Some(dir) = var("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
+            return Some(Self::new(Path::new(&dir).join("kbidx")));
+        }
+        var("HOME")
+            .filter(|d| !d.is_empty())
+            .map(|home| Self::new(Path::new(&home).join(".cache").join("kbidx")))
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The entry for the index file `path` (`None` if its path cannot be resolved).
+    pub fn entry(&self, path: &Path) -> Option<PathBuf> {
+        let canonical = std::fs::canonicalize(path).ok()?;
+        let key = xxh3_64(canonical.as_os_str().as_encoded_bytes());
+        Some(self.dir.join(format!("{key:016x}.{EXTENSION}")))
+    }
+
+    /// Prepares `text`, the contents of the index file `path`, for searching:
+    /// from its cache entry when that is valid for `text`, else by checking
+    /// `text` (errors as [`Matcher::from_text`]), building its word index and
+    /// storing it (failures to store are ignored). Also says whether the
+    /// entry was used.
+    pub fn matcher<'a>(&self, path: &Path, text: Cow<'a, str>) -> Result<(Matcher<'a>, bool)> {
+        let hash = text_hash(&text);
+        let entry = self.entry(path);
+        if let Some(entry) = &entry
+            && let Ok(file) = IndexFile::open(entry)
+            && let Some(words) = WordIndex::from_file(file, hash, &text)
+        {
+            return Ok((Matcher::from_words(path, text, words), true));
+        }
+        let mut matcher = Matcher::from_text(path, text)?;
+        matcher.build_words(hash)?;
+        if let (Some(entry), Some(words)) = (entry, matcher.words()) {
+            // Best effort: a search never fails because its cache cannot be written.
+            let _ = self.store(&entry, words.as_bytes());
+        }
+        Ok((matcher, false))
+    }
+
+    fn store(&self, entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempfile_in(&self.dir)?;
+        tmp.write_all(bytes)?;
+        tmp.persist(entry).map_err(|e| e.error)?;
+        self.evict();
+        Ok(())
+    }
+
+    /// Removes the oldest entries beyond [`KEEP`].
+    fn evict(&self) {
+        let Ok(read) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        let mut entries: Vec<(std::time::SystemTime, PathBuf)> = read
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let path = e.path();
+                if path.extension()? != EXTENSION {
+                    return None;
+                }
+                Some((e.metadata().ok()?.modified().ok()?, path))
+            })
+            .collect();
+        if entries.len() <= KEEP {
+            return;
+        }
+        entries.sort();
+        for (_, path) in &entries[..entries.len() - KEEP] {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matcher::{Level, Query, Scoring};
+
+    fn io<T>(r: std::io::Result<T>) -> Result<T> {
+        r.map_err(|e| crate::Error::io("<tmp>", "test", e))
+    }
+
+    #[test]
+    fn entries_are_stored_reused_and_replaced() -> Result<()> {
+        let dir = io(tempfile::tempdir())?;
+        let cache = Cache::new(dir.path().join("cache"));
+        let index = dir.path().join("i.toon");
+        let old = "sections[2]{reference,hints}:\n  a.json#x,paging\n  b.json#y,per page\n";
+        io(std::fs::write(&index, old))?;
+        let mut query = Query::default();
+        query.push("paging", Level::L3, 1.0);
+        let search = |text: &'static str| -> Result<(Vec<usize>, bool)> {
+            let (matcher, hit) = cache.matcher(&index, Cow::Borrowed(text))?;
+            let hits = matcher.search(&query, Scoring::Default, 10, None).hits;
+            Ok((hits.iter().map(|h| h.row).collect(), hit))
+        };
+        assert_eq!(search(old)?, (vec![0], false));
+        let entry = cache
+            .entry(&index)
+            .ok_or_else(|| crate::Error::data("x", "no entry"))?;
+        let stored = io(std::fs::read(&entry))?;
+        assert_eq!(search(old)?, (vec![0], true), "a valid entry is used");
+
+        // Another text for the same path replaces the entry.
+        let new = "sections[2]{reference,hints}:\n  a.json#x,other\n  b.json#y,paging\n";
+        io(std::fs::write(&index, new))?;
+        assert_eq!(search(new)?, (vec![1], false));
+        assert_ne!(io(std::fs::read(&entry))?, stored);
+        assert_eq!(search(new)?, (vec![1], true));
+
+        // A damaged entry is rebuilt, not trusted.
+        io(std::fs::write(&entry, b"KBIDXWI\0garbage"))?;
+        assert_eq!(search(new)?, (vec![1], false));
+        assert_eq!(search(new)?, (vec![1], true));
+        Ok(())
+    }
+
+    #[test]
+    fn unwritable_cache_directories_are_ignored() -> Result<()> {
+        let dir = io(tempfile::tempdir())?;
+        let blocker = dir.path().join("file");
+        io(std::fs::write(&blocker, "not a directory"))?;
+        let cache = Cache::new(blocker.join("cache"));
+        let index = dir.path().join("i.toon");
+        let text = "sections[1]{reference,hints}:\n  a.json#x,paging\n";
+        io(std::fs::write(&index, text))?;
+        let (matcher, hit) = cache.matcher(&index, Cow::Borrowed(text))?;
+        assert_eq!((matcher.len(), hit), (1, false));
+        Ok(())
+    }
+}

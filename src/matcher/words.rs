@@ -1,0 +1,508 @@
+//! The word index: every distinct word of the index's searchable cells, with
+//! the rows (and fields) it occurs in, serialised as one byte buffer that the
+//! search cache (`crate::cache`) stores and maps back.
+//!
+//! It gives a search exactly the matches of the full scan (`haystack`) at a
+//! cost that grows with the number of distinct words and of matching rows, not
+//! with the size of the index. Cells are folded as the scan sees them and cut
+//! into words at spaces and `#`; a pattern without either (see [`usable`])
+//! can only match inside one word, and whether the match sits on word
+//! boundaries depends on its neighbours only, which are the same inside a word
+//! and its cell (a word's edge is a space, a `#` or the cell's edge, none of
+//! them alphanumeric). So the automaton runs over the distinct words once and
+//! each word's matches are handed to the rows it occurs in. Queries with a
+//! pattern containing a space or `#` are scanned as before.
+//!
+//! Layout (little-endian `u32`s unless noted): a 56-byte header (magic,
+//! format, kbidx version hash `u64`, index text hash `u128`, index length
+//! `u64`, body hash `u64`), then the body: counts and the table's columns, the
+//! row ranges, one byte per row (has hints), each word's end in the word text,
+//! each word's end in the postings, the postings (`row << 3 | field`), and the
+//! word text (words separated by `\n`). Loading checks every size, offset and
+//! hash, so a damaged or foreign buffer is rejected, never trusted.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+
+use aho_corasick::AhoCorasick;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
+
+use super::haystack::{RowMasks, in_place, searchable, split_title};
+use super::normalize::normalize;
+use super::score::{FIELDS, Field, match_kind};
+use crate::error::{Error, Result};
+use crate::index_file::IndexFile;
+use crate::toon::Table;
+
+const MAGIC: &[u8; 8] = b"KBIDXWI\0";
+/// Bumped whenever the layout or the folding/splitting rules change.
+const FORMAT: u32 = 1;
+const HEADER: usize = 56;
+/// Counts and table columns at the start of the body.
+const COUNTS: usize = 11;
+/// "none" for an optional column.
+const NONE: u32 = u32::MAX;
+
+/// Hash of the index text a word index belongs to.
+pub fn text_hash(text: &str) -> u128 {
+    xxh3_128(text.as_bytes())
+}
+
+fn version_hash() -> u64 {
+    xxh3_64(env!("CARGO_PKG_VERSION").as_bytes())
+}
+
+/// Whether `pattern` can be looked up in the word index (it cannot span two words).
+pub(super) fn usable(pattern: &str) -> bool {
+    !pattern.is_empty() && !pattern.bytes().any(|b| matches!(b, b' ' | b'#' | b'\n'))
+}
+
+/// The bytes of a word index: built here, or mapped from the cache.
+#[derive(Debug)]
+enum Bytes {
+    Built(Vec<u8>),
+    File(IndexFile),
+}
+
+/// A word index (see module docs), validated.
+#[derive(Debug)]
+pub struct WordIndex {
+    bytes: Bytes,
+    rows: usize,
+    words: usize,
+    postings: usize,
+    /// Offsets (in `bytes`) of the sections.
+    at_curated: usize,
+    at_word_ends: usize,
+    at_posting_ends: usize,
+    at_postings: usize,
+    at_text: usize,
+    /// The table read from the body.
+    table: Table,
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..at + 4)
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+fn push_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn to_u32(path: &Path, n: usize, what: &str) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::data(path, format!("too many {what} for the word index")))
+}
+
+impl WordIndex {
+    /// Builds the word index of `text` (the index file `path`, located as `table`),
+    /// whose hash is `hash` (see [`text_hash`]). Errors as [`Table::cells`].
+    pub(super) fn build(path: &Path, text: &str, table: &Table, hash: u128) -> Result<Self> {
+        let rows = table.len();
+        if rows >= 1 << 29 {
+            return Err(Error::data(path, "too many rows for the word index"));
+        }
+        let mut ids: HashMap<Box<str>, u32> = HashMap::new();
+        let mut word_text: Vec<u8> = Vec::new();
+        let mut word_ends: Vec<u32> = Vec::new();
+        // (word, posting) in row order.
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        let mut curated: Vec<u8> = Vec::with_capacity(rows);
+        let mut cells = Vec::with_capacity(table.columns);
+        let mut lower = String::new();
+        for row in 0..rows {
+            cells.clear();
+            table.cells(path, text, row, &mut cells)?;
+            curated.push(u8::from(!cells[table.hints].is_empty()));
+            for (column, field) in searchable(table) {
+                let cell = &cells[column];
+                if cell.is_empty() {
+                    continue;
+                }
+                let folded = in_place(cell);
+                let parts = if field == Field::Title {
+                    let (file_title, title) = split_title(cell);
+                    [(file_title, Field::FileTitle), (title, Field::Title)]
+                } else {
+                    [("", field), (cell.as_ref(), field)]
+                };
+                for (part, field) in parts {
+                    if part.is_empty() {
+                        continue;
+                    }
+                    let part: Cow<'_, str> = if folded {
+                        Cow::Borrowed(part)
+                    } else {
+                        Cow::Owned(normalize(part))
+                    };
+                    for word in part.split([' ', '#']).filter(|w| !w.is_empty()) {
+                        lower.clear();
+                        lower.push_str(word);
+                        lower.make_ascii_lowercase();
+                        let id = if let Some(&id) = ids.get(lower.as_str()) {
+                            id
+                        } else {
+                            let id = to_u32(path, ids.len(), "words")?;
+                            ids.insert(lower.as_str().into(), id);
+                            word_text.extend_from_slice(lower.as_bytes());
+                            word_ends.push(to_u32(path, word_text.len(), "words")?);
+                            word_text.push(b'\n');
+                            id
+                        };
+                        // rows < 2^29, so the shift cannot overflow.
+                        pairs.push((id, (row as u32) << 3 | field as u32));
+                    }
+                }
+            }
+        }
+        // Postings grouped by word (counting sort), each word's sorted and unique.
+        let words = word_ends.len();
+        let mut posting_ends = vec![0u32; words + 1];
+        for &(w, _) in &pairs {
+            posting_ends[w as usize + 1] += 1;
+        }
+        for i in 1..=words {
+            posting_ends[i] += posting_ends[i - 1];
+        }
+        let mut fill: Vec<u32> = posting_ends[..words].to_vec();
+        let mut postings = vec![0u32; pairs.len()];
+        for &(w, p) in &pairs {
+            postings[fill[w as usize] as usize] = p;
+            fill[w as usize] += 1;
+        }
+        drop(pairs);
+        let mut packed: Vec<u32> = Vec::with_capacity(postings.len());
+        let mut ends: Vec<u32> = Vec::with_capacity(words);
+        for w in 0..words {
+            let list = &mut postings[posting_ends[w] as usize..posting_ends[w + 1] as usize];
+            list.sort_unstable();
+            let from = packed.len();
+            for &p in list.iter() {
+                if packed.len() == from || packed.last() != Some(&p) {
+                    packed.push(p);
+                }
+            }
+            ends.push(to_u32(path, packed.len(), "postings")?);
+        }
+
+        let mut out = Vec::with_capacity(
+            HEADER
+                + 4 * (COUNTS + 2 * rows + 2 * words + packed.len())
+                + rows.next_multiple_of(4)
+                + word_text.len(),
+        );
+        out.extend_from_slice(MAGIC);
+        push_u32(&mut out, FORMAT);
+        push_u32(&mut out, 0);
+        out.extend_from_slice(&version_hash().to_le_bytes());
+        out.extend_from_slice(&hash.to_le_bytes());
+        out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        out.extend_from_slice(&0u64.to_le_bytes()); // body hash, filled in below
+        let optional = |c: Option<usize>| c.map_or(NONE, |c| c as u32);
+        for v in [
+            to_u32(path, rows, "rows")?,
+            to_u32(path, words, "words")?,
+            to_u32(path, packed.len(), "postings")?,
+            to_u32(path, word_text.len(), "words")?,
+            u32::from(table.delimiter),
+            table.columns as u32,
+            table.reference as u32,
+            optional(table.title),
+            table.hints as u32,
+            optional(table.terms),
+            table.bom as u32,
+        ] {
+            push_u32(&mut out, v);
+        }
+        for &(start, end) in &table.rows {
+            push_u32(&mut out, start);
+            push_u32(&mut out, end);
+        }
+        out.extend_from_slice(&curated);
+        out.resize(out.len().next_multiple_of(4), 0);
+        for v in word_ends.iter().chain(&ends).chain(&packed) {
+            push_u32(&mut out, *v);
+        }
+        out.extend_from_slice(&word_text);
+        let body = xxh3_64(&out[HEADER..]);
+        out[48..56].copy_from_slice(&body.to_le_bytes());
+        Self::load(Bytes::Built(out), hash, text).ok_or_else(|| {
+            Error::data(
+                path,
+                "internal error: the word index just built does not load",
+            )
+        })
+    }
+
+    /// Validates a word index read from the cache for `text` (hash `hash`):
+    /// `None` when it is damaged, from another kbidx, or for another text.
+    pub fn from_file(file: IndexFile, hash: u128, text: &str) -> Option<Self> {
+        Self::load(Bytes::File(file), hash, text)
+    }
+
+    fn load(bytes: Bytes, hash: u128, text: &str) -> Option<Self> {
+        let b = match &bytes {
+            Bytes::Built(v) => v.as_slice(),
+            Bytes::File(f) => f.bytes(),
+        };
+        if b.len() < HEADER + 4 * COUNTS
+            || &b[..8] != MAGIC
+            || u32_at(b, 8) != FORMAT
+            || b[16..24] != version_hash().to_le_bytes()
+            || b[24..40] != hash.to_le_bytes()
+            || b[40..48] != (text.len() as u64).to_le_bytes()
+            || b[48..56] != xxh3_64(&b[HEADER..]).to_le_bytes()
+        {
+            return None;
+        }
+        let count = |i: usize| u32_at(b, HEADER + 4 * i) as usize;
+        let (rows, words, postings, text_len) = (count(0), count(1), count(2), count(3));
+        let optional = |v: usize| (v != NONE as usize).then_some(v);
+        let at_rows = HEADER + 4 * COUNTS;
+        let at_curated = at_rows.checked_add(rows.checked_mul(8)?)?;
+        let at_word_ends = at_curated.checked_add(rows.next_multiple_of(4))?;
+        let at_posting_ends = at_word_ends.checked_add(words.checked_mul(4)?)?;
+        let at_postings = at_posting_ends.checked_add(words.checked_mul(4)?)?;
+        let at_text = at_postings.checked_add(postings.checked_mul(4)?)?;
+        if at_text.checked_add(text_len)? != b.len() {
+            return None;
+        }
+        let columns = count(5);
+        let in_row = |c: usize| c < columns;
+        let table = Table {
+            delimiter: u8::try_from(count(4)).ok()?,
+            columns,
+            reference: count(6),
+            title: optional(count(7)),
+            hints: count(8),
+            terms: optional(count(9)),
+            rows: (0..rows)
+                .map(|r| (u32_at(b, at_rows + 8 * r), u32_at(b, at_rows + 8 * r + 4)))
+                .collect(),
+            bom: count(10),
+        };
+        let columns_ok = in_row(table.reference)
+            && in_row(table.hints)
+            && table.title.is_none_or(in_row)
+            && table.terms.is_none_or(in_row)
+            && table.bom <= 3
+            && text.is_char_boundary(table.bom);
+        let rows_ok = table.rows.iter().all(|&(s, e)| {
+            s <= e && text.is_char_boundary(s as usize) && text.is_char_boundary(e as usize)
+        });
+        let ends_ok = |at: usize, n: usize, limit: usize| {
+            let mut prev = 0;
+            (0..n).all(|i| {
+                let e = u32_at(b, at + 4 * i) as usize;
+                let ok = e >= prev && e <= limit;
+                prev = e;
+                ok
+            })
+        };
+        if !columns_ok
+            || !rows_ok
+            || !ends_ok(at_word_ends, words, text_len)
+            || !ends_ok(at_posting_ends, words, postings)
+        {
+            return None;
+        }
+        Some(Self {
+            bytes,
+            rows,
+            words,
+            postings,
+            at_curated,
+            at_word_ends,
+            at_posting_ends,
+            at_postings,
+            at_text,
+            table,
+        })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Built(v) => v,
+            Bytes::File(f) => f.bytes(),
+        }
+    }
+
+    /// The serialised index (what the cache stores).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes()
+    }
+
+    /// The table of the index text it was built from.
+    pub(super) fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// For every row with a match: the fields each pattern of `automaton` matched in,
+    /// exactly as `haystack::scan_all` finds them (for patterns that are [`usable`]).
+    pub(super) fn masks(&self, automaton: &AhoCorasick, n_pat: usize) -> RowMasks {
+        let b = self.bytes();
+        let text = &b[self.at_text..];
+        let word_end = |w: usize| u32_at(b, self.at_word_ends + 4 * w) as usize;
+        let posting_range = |w: usize| {
+            let start = if w == 0 {
+                0
+            } else {
+                u32_at(b, self.at_posting_ends + 4 * (w - 1)) as usize
+            };
+            let end = u32_at(b, self.at_posting_ends + 4 * w) as usize;
+            start.min(end)..end.min(self.postings)
+        };
+
+        // (word, pattern, kind) of every word a pattern matches in, in word order.
+        let mut found: Vec<(u32, u32, u16)> = Vec::new();
+        let mut w = 0;
+        for m in automaton.find_overlapping_iter(text) {
+            while w < self.words && word_end(w) < m.end() {
+                w += 1;
+            }
+            if w == self.words {
+                break;
+            }
+            let start = if w == 0 { 0 } else { word_end(w - 1) + 1 };
+            if m.start() < start {
+                continue; // spans a separator: impossible for usable patterns
+            }
+            let kind = match_kind(
+                &text[start..word_end(w)],
+                m.start() - start,
+                m.end() - start,
+            );
+            if kind == 0 {
+                continue;
+            }
+            let p = m.pattern().as_u32();
+            match found
+                .iter_mut()
+                .rev()
+                .take_while(|f| f.0 == w as u32)
+                .find(|f| f.1 == p)
+            {
+                Some(f) => f.2 |= kind,
+                None => found.push((w as u32, p, kind)),
+            }
+        }
+
+        // Postings → (pattern, mask) per row, grouped by row (counting sort).
+        let rows = self.rows;
+        let posting = |i: usize| u32_at(b, self.at_postings + 4 * i);
+        let mut starts = vec![0u32; rows + 1];
+        for &(w, _, _) in &found {
+            for i in posting_range(w as usize) {
+                let row = (posting(i) >> 3) as usize;
+                if row < rows {
+                    starts[row + 1] += 1;
+                }
+            }
+        }
+        for r in 1..=rows {
+            starts[r] += starts[r - 1];
+        }
+        let mut fill = starts.clone();
+        let mut items = vec![(0u32, 0u16); starts[rows] as usize];
+        for &(w, p, kind) in &found {
+            for i in posting_range(w as usize) {
+                let post = posting(i);
+                let (row, field) = ((post >> 3) as usize, post & 7);
+                if row < rows && (field as usize) < FIELDS {
+                    items[fill[row] as usize] = (p, kind << field);
+                    fill[row] += 1;
+                }
+            }
+        }
+        let mut out = RowMasks::new();
+        let mut scratch = vec![0u16; n_pat];
+        let mut touched = Vec::new();
+        for row in 0..rows {
+            let (s, e) = (starts[row] as usize, fill[row] as usize);
+            if s == e {
+                continue;
+            }
+            for &(p, mask) in &items[s..e] {
+                let p = p as usize;
+                if p < n_pat {
+                    if scratch[p] == 0 {
+                        touched.push(p);
+                    }
+                    scratch[p] |= mask;
+                }
+            }
+            let curated = b.get(self.at_curated + row).is_some_and(|&c| c != 0);
+            out.push(row, curated, &mut touched, &mut scratch);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(text: &str) -> Result<WordIndex> {
+        let table = crate::toon::locate(Path::new("i.toon"), text)?;
+        WordIndex::build(Path::new("i.toon"), text, &table, text_hash(text))
+    }
+
+    fn words(index: &WordIndex) -> Vec<String> {
+        let b = index.bytes();
+        String::from_utf8_lossy(&b[index.at_text..])
+            .split_terminator('\n')
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn words_are_folded_cells_cut_at_spaces_and_hashes() -> Result<()> {
+        let text = "sections[2]{reference,title,hints}:\n  a/b.json#x,Ｆｉｌｅ / Sec One,Paging per-page\n  a/b.json#y,File / two,\"q, r\"\n";
+        let index = built(text)?;
+        assert_eq!(
+            words(&index),
+            vec![
+                "a/b.json", "x", "file", "sec", "one", "paging", "per-page", "y", "two", "q,", "r"
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn loading_rejects_other_texts_and_damage() -> Result<()> {
+        let text = "sections[1]{reference,hints}:\n  a.json#x,paging\n";
+        let index = built(text)?;
+        let bytes = index.as_bytes().to_vec();
+        let load =
+            |b: Vec<u8>, t: &str| WordIndex::load(Bytes::Built(b), text_hash(t), t).is_some();
+        assert!(load(bytes.clone(), text));
+        assert!(!load(
+            bytes.clone(),
+            "sections[1]{reference,hints}:\n  a.json#x,pagin\n"
+        ));
+        for at in [0, 9, 20, 30, 60, bytes.len() - 1] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x40;
+            assert!(!load(damaged, text), "byte {at}");
+        }
+        assert!(!load(bytes[..bytes.len() - 1].to_vec(), text));
+        assert!(!load(Vec::new(), text));
+        Ok(())
+    }
+
+    #[test]
+    fn usable_patterns_cannot_span_words() {
+        for (pattern, want) in [
+            ("paging", true),
+            ("per-page", true),
+            ("a/b.json", true),
+            ("per page", false),
+            ("b.json#x", false),
+            ("", false),
+        ] {
+            assert_eq!(usable(pattern), want, "{pattern}");
+        }
+    }
+}
