@@ -654,11 +654,11 @@ fn search_json_document_schema() {
 #[test]
 fn search_fallback_finds_text_only_in_section_bodies() {
     let sandbox = Sandbox::repo_knowledge();
-    // "katakana" and "lowercase" occur only in section bodies (the answer is
+    // "unicode" and "lowercase" occur only in section bodies (the answer is
     // reference/scoring.json#normalization): in no title, hints or derived terms.
-    let question = "Is katakana treated like lowercase text?";
+    let question = "Is unicode text turned lowercase?";
     let index = std::fs::read_to_string(sandbox.path("index/index.toon")).unwrap();
-    for word in ["katakana", "lowercase"] {
+    for word in ["unicode", "lowercase"] {
         assert!(
             !index.to_lowercase().contains(word),
             "{word} is in the index"
@@ -677,7 +677,7 @@ fn search_fallback_finds_text_only_in_section_bodies() {
     assert_eq!(answer["stage"], "fulltext");
     assert_eq!(answer["matched"][0]["field"], "body");
     let excerpt = answer["excerpt"].as_str().unwrap();
-    assert!(excerpt.contains("katakana"), "{excerpt}");
+    assert!(excerpt.to_lowercase().contains("unicode"), "{excerpt}");
     assert!(excerpt.chars().count() <= 202, "{excerpt}");
     // Fallback results come after every index result, and no reference twice.
     let stages: Vec<&str> = results
@@ -898,6 +898,50 @@ fn search_hand_edited_index_with_wrong_row_count() {
     let long = sandbox.run(&["search", "--index", "extra.toon", "--l3", "check"]);
     assert_eq!((short.code, long.code), (2, 2));
     insta::assert_snapshot!("search__index_wrong_row_count", transcripts(&[short, long]));
+}
+
+#[test]
+fn search_cache_gives_the_same_results_and_follows_the_index() {
+    let sandbox = Sandbox::repo_knowledge();
+    let args = ["search", "--format", "json", "インデックスを作り直したい"];
+    let uncached = sandbox.run(&with_args(&args, &["--no-cache"])).success();
+    assert!(
+        !sandbox.path(".cache").exists(),
+        "--no-cache writes no cache"
+    );
+    let first = sandbox.run(&args).success();
+    let entries = std::fs::read_dir(sandbox.path(".cache")).unwrap().count();
+    assert_eq!(entries, 1, "one cache entry per index");
+    let second = sandbox.run(&args).success();
+    assert_eq!(first.stdout, uncached.stdout, "building the entry");
+    assert_eq!(second.stdout, uncached.stdout, "answering from the entry");
+
+    // A replaced index is never answered from the old entry ...
+    sandbox.write(
+        "index/index.toon",
+        "sections[1]{reference,title,hints}:\n  x.json#only,Only,インデックス 作り直し\n",
+    );
+    let run = sandbox
+        .run(&with_args(&args, &["--no-fallback", "--top", "1"]))
+        .success();
+    assert!(run.stdout.contains("x.json#only"), "{}", run.stdout);
+    // ... and a broken one is reported as without a cache.
+    sandbox.write(
+        "index/index.toon",
+        "sections[2]{reference,title,hints}:\n  x.json#only,Only,インデックス\n",
+    );
+    let broken = sandbox.run(&args);
+    let broken_uncached = sandbox.run(&with_args(&args, &["--no-cache"]));
+    assert_eq!(broken.code, 2);
+    assert_eq!(broken.stderr, broken_uncached.stderr);
+}
+
+#[test]
+fn search_cache_off_in_config() {
+    let sandbox = Sandbox::repo_knowledge();
+    sandbox.write("kbidx.toml", "cache = false\n");
+    sandbox.run(&["search", "--l3", "check"]).success();
+    assert!(!sandbox.path(".cache").exists());
 }
 
 // ---------------------------------------------------------------------------

@@ -43,6 +43,8 @@ const HEADER: usize = 56;
 const COUNTS: usize = 11;
 /// "none" for an optional column.
 const NONE: u32 = u32::MAX;
+/// Word texts from this size up are scanned on two threads.
+const PARALLEL_MIN_TEXT: usize = 64 * 1024;
 
 /// Hash of the index text a word index belongs to.
 pub fn text_hash(text: &str) -> u128 {
@@ -339,41 +341,45 @@ impl WordIndex {
         &self.table
     }
 
-    /// For every row with a match: the fields each pattern of `automaton` matched in,
-    /// exactly as `haystack::scan_all` finds them (for patterns that are [`usable`]).
-    pub(super) fn masks(&self, automaton: &AhoCorasick, n_pat: usize) -> RowMasks {
+    /// Start and end (exclusive) of word `w` in the word text.
+    fn word(&self, w: usize) -> (usize, usize) {
         let b = self.bytes();
-        let text = &b[self.at_text..];
-        let word_end = |w: usize| u32_at(b, self.at_word_ends + 4 * w) as usize;
-        let posting_range = |w: usize| {
-            let start = if w == 0 {
-                0
-            } else {
-                u32_at(b, self.at_posting_ends + 4 * (w - 1)) as usize
-            };
-            let end = u32_at(b, self.at_posting_ends + 4 * w) as usize;
-            start.min(end)..end.min(self.postings)
+        let end = u32_at(b, self.at_word_ends + 4 * w) as usize;
+        let start = if w == 0 {
+            0
+        } else {
+            u32_at(b, self.at_word_ends + 4 * (w - 1)) as usize + 1
         };
+        (start.min(end), end)
+    }
 
-        // (word, pattern, kind) of every word a pattern matches in, in word order.
+    /// (word, pattern, kind) for every pattern of `automaton` found in words
+    /// `first..last` (kind: see [`match_kind`]), in word order.
+    fn scan_words(
+        &self,
+        automaton: &AhoCorasick,
+        first: usize,
+        last: usize,
+    ) -> Vec<(u32, u32, u16)> {
         let mut found: Vec<(u32, u32, u16)> = Vec::new();
-        let mut w = 0;
-        for m in automaton.find_overlapping_iter(text) {
-            while w < self.words && word_end(w) < m.end() {
+        if first >= last {
+            return found;
+        }
+        let text = &self.bytes()[self.at_text..];
+        let from = self.word(first).0;
+        let to = self.word(last - 1).1;
+        let mut w = first;
+        let mut bounds = self.word(w);
+        for m in automaton.find_overlapping_iter(&text[from..to]) {
+            let (start, end) = (from + m.start(), from + m.end());
+            while end > bounds.1 && w + 1 < last {
                 w += 1;
+                bounds = self.word(w);
             }
-            if w == self.words {
-                break;
-            }
-            let start = if w == 0 { 0 } else { word_end(w - 1) + 1 };
-            if m.start() < start {
+            if start < bounds.0 || end > bounds.1 {
                 continue; // spans a separator: impossible for usable patterns
             }
-            let kind = match_kind(
-                &text[start..word_end(w)],
-                m.start() - start,
-                m.end() - start,
-            );
+            let kind = match_kind(&text[bounds.0..bounds.1], start - bounds.0, end - bounds.0);
             if kind == 0 {
                 continue;
             }
@@ -388,6 +394,45 @@ impl WordIndex {
                 None => found.push((w as u32, p, kind)),
             }
         }
+        found
+    }
+
+    /// For every row with a match: the fields each pattern of `automaton` matched in,
+    /// exactly as `haystack::scan_all` finds them (for patterns that are [`usable`]).
+    pub(super) fn masks(&self, automaton: &AhoCorasick, n_pat: usize) -> RowMasks {
+        let b = self.bytes();
+        let posting_range = |w: usize| {
+            let start = if w == 0 {
+                0
+            } else {
+                u32_at(b, self.at_posting_ends + 4 * (w - 1)) as usize
+            };
+            let end = u32_at(b, self.at_posting_ends + 4 * w) as usize;
+            start.min(end)..end.min(self.postings)
+        };
+
+        // (word, pattern, kind) of every word a pattern matches in, in word
+        // order; a long word text is scanned in two halves in parallel.
+        let text_len = b.len() - self.at_text;
+        let halves: Vec<(usize, usize)> = if text_len >= PARALLEL_MIN_TEXT && self.words >= 2 {
+            // The first word ending past the middle of the text.
+            let (mut lo, mut hi) = (0, self.words);
+            while lo < hi {
+                let mid = usize::midpoint(lo, hi);
+                if self.word(mid).1 < text_len / 2 {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            vec![(0, lo), (lo, self.words)]
+        } else {
+            vec![(0, self.words)]
+        };
+        let found: Vec<(u32, u32, u16)> = super::in_parallel(&halves, |&(first, last)| {
+            self.scan_words(automaton, first, last)
+        })
+        .concat();
 
         // Postings → (pattern, mask) per row, grouped by row (counting sort).
         let rows = self.rows;
