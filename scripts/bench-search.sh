@@ -7,11 +7,15 @@
 # Env:   KBIDX=/path/to/kbidx  use this binary instead of building the release one.
 # Needs: hyperfine, python3, cargo (unless KBIDX is set).
 #
-# Commands timed (process start, dictionary load and output included):
-#   kbidx-question  kbidx search --index $tmp/index.toon "QUESTION" --format json
-#   kbidx-keywords  kbidx search --index $tmp/index.toon --l3 <the question's keywords> --format json
-#   python-scan     scripts/fullscan.py CORPUS <the same keywords>
-# Prints hyperfine's summary and the median ratios (python / kbidx).
+# Commands timed (process start, dictionary load and output included), with the search cache
+# in $tmp/cache (KBIDX_CACHE_DIR), warmed by hyperfine's warmup runs:
+#   kbidx-question           kbidx search --index $tmp/index.toon "QUESTION" --format json
+#   kbidx-keywords           kbidx search --index $tmp/index.toon --l3 <the question's keywords> --format json
+#   kbidx-question-no-cache  the question with --no-cache (checks and scans every row)
+#   python-scan              scripts/fullscan.py CORPUS <the same keywords>
+# then, in a second hyperfine run, the first search of the index (cache emptied before each run):
+#   kbidx-question-cold      the question, building and writing the cache entry
+# Prints hyperfine's summaries and the median ratios (python / kbidx).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,6 +36,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
+export KBIDX_CACHE_DIR="$tmp/cache"
 "$KBIDX" build -q --knowledge "$corpus" --out index.toon 2>/dev/null
 keywords=$("$KBIDX" search --index index.toon "$question" --format json --top 1 \
   | python3 -c 'import json,sys; print(",".join(json.load(sys.stdin)["keywords"]["q"]))')
@@ -42,10 +47,15 @@ q() { printf '%q' "$1"; }
 hyperfine -N --warmup 3 --runs "${RUNS:-30}" --export-json bench.json \
   -n kbidx-question "$(q "$KBIDX") search --index index.toon $(q "$question") --format json" \
   -n kbidx-keywords "$(q "$KBIDX") search --index index.toon --l3 $(q "$keywords") --format json" \
+  -n kbidx-question-no-cache "$(q "$KBIDX") search --no-cache --index index.toon $(q "$question") --format json" \
   -n python-scan "python3 $(q "$root/scripts/fullscan.py") $(q "$corpus") ${keywords//,/ }"
+hyperfine -N --runs "${COLD_RUNS:-10}" --export-json cold.json \
+  --prepare "rm -rf $(q "$tmp/cache")" \
+  -n kbidx-question-cold "$(q "$KBIDX") search --index index.toon $(q "$question") --format json"
 python3 - <<'PY'
 import json, statistics
-r = {x["command"]: statistics.median(x["times"]) for x in json.load(open("bench.json"))["results"]}
-for name in ("kbidx-question", "kbidx-keywords"):
+r = {x["command"]: statistics.median(x["times"])
+     for f in ("bench.json", "cold.json") for x in json.load(open(f))["results"]}
+for name in ("kbidx-question", "kbidx-keywords", "kbidx-question-no-cache", "kbidx-question-cold"):
     print(f"{name}: median {r[name]*1000:.1f} ms; python-scan / {name} = {r['python-scan']/r[name]:.1f}x")
 PY

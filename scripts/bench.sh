@@ -16,10 +16,12 @@
 #   build:  scripts/bench-build.sh CORPUS — one hyperfine invocation: kbidx build vs the jq CLI
 #           running src/extract.jq (one jq process over all files, and one per file);
 #   search: scripts/bench-search.sh CORPUS — one hyperfine invocation: kbidx search (question,
-#           and the question's keywords as --l3) vs scripts/fullscan.py (Python full-text scan).
+#           the question's keywords as --l3, the question with --no-cache) vs scripts/fullscan.py
+#           (Python full-text scan); then the first search of the index (empty search cache).
 # scale:  for N in SCALES, scripts/gen-synthetic.py N (100 sections per file), then
 #   build:  hyperfine `kbidx build` (SCALE_RUNS runs, 1 warmup);
-#   search: hyperfine kbidx-question / kbidx-keywords / python-scan, as bench-search.sh;
+#   search: hyperfine kbidx-question / kbidx-keywords / kbidx-no-cache / python-scan, as
+#           bench-search.sh (search cache warm), then kbidx-cold (cache emptied before each run);
 #   size:   bytes of index.toon; peak RSS of one build and one search (/usr/bin/time -f %M).
 #   Prints a markdown table: N, files, build median, search medians, index size, RSS.
 set -euo pipefail
@@ -68,8 +70,8 @@ if [ "$what" != corpora ]; then
   keywords="データベース,トランザクション,楽観的ロック,ページング"
   median() { jq -r --arg n "$2" '.results[] | select(.command == $n) | .median * 1000 | . * 10 | round / 10' "$1"; }
   rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
-  table="| sections | files | build (ms) | search: question (ms) | search: keywords (ms) | python scan (ms) | index.toon (bytes) | build RSS (MB) | search RSS (MB) |
-|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  table="| sections | files | build (ms) | search: question (ms) | search: keywords (ms) | search: no cache (ms) | first search (ms) | python scan (ms) | index.toon (bytes) | build RSS (MB) | search RSS (MB) |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for n in ${SCALES:-1000 10000 100000}; do
     echo
     echo "######## scale: $n sections"
@@ -79,17 +81,22 @@ if [ "$what" != corpora ]; then
     files=$(find "$dir/knowledge" -name '*.json' | wc -l)
     (
       cd "$dir"
+      # The search cache lives with the run (warmed by the warmup runs; emptied for the cold ones).
+      export KBIDX_CACHE_DIR="$dir/cache"
       hyperfine -N --warmup 1 --runs "$scale_runs" --export-json build.json \
         -n build "$KBIDX build -q --knowledge knowledge --out index.toon"
       hyperfine -N --warmup 2 --runs "$scale_runs" --export-json search.json \
         -n kbidx-question "$KBIDX search --index index.toon $question --format json" \
         -n kbidx-keywords "$KBIDX search --index index.toon --l3 $keywords --format json" \
+        -n kbidx-no-cache "$KBIDX search --no-cache --index index.toon $question --format json" \
         -n python-scan "python3 $root/scripts/fullscan.py knowledge ${keywords//,/ }"
+      hyperfine -N --runs "$scale_runs" --export-json cold.json --prepare "rm -rf $dir/cache" \
+        -n kbidx-cold "$KBIDX search --index index.toon $question --format json"
     )
     size=$(wc -c < "$dir/index.toon")
     b_rss=$(cd "$dir" && rss "$KBIDX" build -q --knowledge knowledge --out index.toon)
-    s_rss=$(cd "$dir" && rss "$KBIDX" search --index index.toon "$question" --format json)
-    row="| $n | $files | $(median "$dir/build.json" build) | $(median "$dir/search.json" kbidx-question) | $(median "$dir/search.json" kbidx-keywords) | $(median "$dir/search.json" python-scan) | $size | $((b_rss / 1024)) | $((s_rss / 1024)) |"
+    s_rss=$(cd "$dir" && KBIDX_CACHE_DIR="$dir/cache" rss "$KBIDX" search --index index.toon "$question" --format json)
+    row="| $n | $files | $(median "$dir/build.json" build) | $(median "$dir/search.json" kbidx-question) | $(median "$dir/search.json" kbidx-keywords) | $(median "$dir/search.json" kbidx-no-cache) | $(median "$dir/cold.json" kbidx-cold) | $(median "$dir/search.json" python-scan) | $size | $((b_rss / 1024)) | $((s_rss / 1024)) |"
     echo "$row"
     table+=$'\n'"$row"
     rm -rf "$dir/knowledge"
