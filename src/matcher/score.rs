@@ -444,18 +444,21 @@ fn field_score(mask: u16, curated: bool) -> (Field, f64) {
             f.weight()
         }
     };
-    let mut matched: Vec<Field> = Field::ALL
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| mask & (1 << i) != 0)
-        .map(|(_, f)| *f)
-        .collect();
-    matched.sort_by(|a, b| weight(*b).total_cmp(&weight(*a)));
-    let best = matched.first().copied().unwrap_or(Field::Hints);
-    (
-        best,
-        weight(best) + 0.2 * (matched.len().saturating_sub(1)) as f64,
-    )
+    // The heaviest matched field (the first in `Field::ALL` order on a tie),
+    // without allocating: this runs for every matching row.
+    let mut best: Option<(Field, f64)> = None;
+    let mut count = 0u32;
+    for (i, f) in Field::ALL.iter().enumerate() {
+        if mask & (1 << i) != 0 {
+            count += 1;
+            let w = weight(*f);
+            if best.is_none_or(|(_, b)| w > b) {
+                best = Some((*f, w));
+            }
+        }
+    }
+    let (best, w) = best.unwrap_or((Field::Hints, weight(Field::Hints)));
+    (best, w + 0.2 * f64::from(count.saturating_sub(1)))
 }
 
 /// Weight of a derived-terms match in a row that has hints.
