@@ -81,8 +81,7 @@ impl Cache {
         {
             return Ok((Matcher::from_words(path, text, words), true));
         }
-        let mut matcher = Matcher::from_text(path, text)?;
-        matcher.build_words(hash)?;
+        let matcher = Matcher::from_text_with_words(path, text, hash)?;
         if let (Some(entry), Some(words)) = (entry, matcher.words()) {
             // Best effort: a search never fails because its cache cannot be written.
             let _ = self.store(&entry, words.as_bytes());

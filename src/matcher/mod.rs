@@ -140,6 +140,16 @@ impl<'a> Matcher<'a> {
         }
     }
 
+    /// Prepares `text` (the index file `path`, whose [`text_hash`] is `hash`)
+    /// with a new word index: every row is checked as by [`Matcher::from_text`]
+    /// (same errors), but cells are only folded for the word index; the
+    /// scan's chunks are made on first use.
+    pub fn from_text_with_words(path: &Path, text: Cow<'a, str>, hash: u128) -> Result<Self> {
+        let table = toon::locate(path, &text)?;
+        let words = WordIndex::build(path, &text, &table, hash)?;
+        Ok(Self::from_words(path, text, words))
+    }
+
     /// Builds the word index (`hash`: the text's [`text_hash`]), so that
     /// searches look words up instead of scanning every row.
     pub fn build_words(&mut self, hash: u128) -> Result<()> {

@@ -22,7 +22,6 @@
 //! hash, so a damaged or foreign buffer is rejected, never trusted.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::Path;
 
 use aho_corasick::AhoCorasick;
@@ -106,7 +105,7 @@ impl WordIndex {
         if rows >= 1 << 29 {
             return Err(Error::data(path, "too many rows for the word index"));
         }
-        let mut ids: HashMap<Box<str>, u32> = HashMap::new();
+        let mut ids: foldhash::HashMap<Box<str>, u32> = foldhash::HashMap::default();
         let mut word_text: Vec<u8> = Vec::new();
         let mut word_ends: Vec<u32> = Vec::new();
         // (word, posting) in row order.
