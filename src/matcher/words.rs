@@ -251,6 +251,7 @@ impl WordIndex {
         if b.len() < HEADER + 4 * COUNTS
             || &b[..8] != MAGIC
             || u32_at(b, 8) != FORMAT
+            || u32_at(b, 12) != 0
             || b[16..24] != version_hash().to_le_bytes()
             || b[24..40] != hash.to_le_bytes()
             || b[40..48] != (text.len() as u64).to_le_bytes()
@@ -534,6 +535,25 @@ mod tests {
         assert!(!load(bytes[..bytes.len() - 1].to_vec(), text));
         assert!(!load(Vec::new(), text));
         Ok(())
+    }
+
+    proptest::proptest! {
+        /// Damaged entries (any byte flipped, cut anywhere, junk appended) never load.
+        #[test]
+        fn damaged_entries_never_load(at in 0usize..10_000, bit in 0u8..8, cut in 0usize..10_000) {
+            let text = "sections[3]{reference,title,hints}:\n  a/b.json#x,Ｆｉｌｅ / One,paging per-page\n  a/b.json#y,File / Two,\"q, r\"\n  c.json#z,,ロック\n";
+            let index = built(text).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            let bytes = index.as_bytes().to_vec();
+            let load = |b: Vec<u8>| WordIndex::load(Bytes::Built(b), text_hash(text), text).is_some();
+            let mut flipped = bytes.clone();
+            let i = at % flipped.len();
+            flipped[i] ^= 1 << bit;
+            proptest::prop_assert!(!load(flipped), "flipped bit {} of byte {}", bit, i);
+            proptest::prop_assert!(!load(bytes[..cut % bytes.len()].to_vec()));
+            let mut longer = bytes.clone();
+            longer.extend_from_slice(&bytes[..cut % bytes.len() + 1]);
+            proptest::prop_assert!(!load(longer));
+        }
     }
 
     #[test]
