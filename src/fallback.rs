@@ -31,6 +31,8 @@ pub const CONFIDENT: f64 = 0.3;
 pub const DEFAULT_MIN: usize = 3;
 /// Keywords shorter than this (in characters) are not searched in the text.
 pub const MIN_CHARS: usize = 2;
+/// Corpora with at least this many sections are read on two threads.
+const PARALLEL_MIN_ROWS: usize = 1000;
 /// Approximate length of an excerpt, in characters.
 pub const EXCERPT_CHARS: usize = 200;
 /// Characters of an excerpt before its first match.
@@ -159,6 +161,39 @@ impl Corpus {
     /// `knowledge` (each file once). A section that cannot be read counts as
     /// empty text and is counted in [`Corpus::unreadable`].
     pub fn load(entries: &[EntryRef<'_>], knowledge: &Path) -> Self {
+        // Large corpora are read in two halves (split between files) in parallel.
+        let mid = entries.len() / 2;
+        let split = if entries.len() >= PARALLEL_MIN_ROWS {
+            let file = |i: usize| split_reference(&entries[i].reference).0;
+            mid + entries[mid..]
+                .iter()
+                .take_while(|e| split_reference(&e.reference).0 == file(mid))
+                .count()
+        } else {
+            entries.len()
+        };
+        let (first, second) = entries.split_at(split);
+        if second.is_empty() {
+            let (docs, unreadable) = Self::read(first, knowledge);
+            return Self::from_docs(docs, unreadable);
+        }
+        let ((mut docs, a), (rest, b)) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| Self::read(second, knowledge));
+            let mine = Self::read(first, knowledge);
+            // `read` does not panic on any input; if it did, re-raise it here.
+            (
+                mine,
+                other
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            )
+        });
+        docs.extend(rest);
+        Self::from_docs(docs, a + b)
+    }
+
+    /// The documents of `entries` (consecutive rows of whole files) and how many were unreadable.
+    fn read(entries: &[EntryRef<'_>], knowledge: &Path) -> (Vec<Doc>, usize) {
         let mut docs = Vec::with_capacity(entries.len());
         let mut unreadable = 0;
         let mut i = 0;
@@ -180,7 +215,7 @@ impl Corpus {
             }
             i = end;
         }
-        Self::from_docs(docs, unreadable)
+        (docs, unreadable)
     }
 
     /// A corpus of `(title, hints, body)` rows, in row order (for tests).
