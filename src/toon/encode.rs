@@ -11,14 +11,7 @@ pub fn encode(index: &Index) -> String {
     let entries = &index.entries;
     let with_terms = entries.iter().any(|e| !e.terms.is_empty());
     let mut out = String::with_capacity(64 + rows_len(entries));
-    let _ = writeln!(
-        out,
-        "{}[{}]{{{}{}}}:",
-        super::KEY,
-        index.len(),
-        super::FIELDS.join(","),
-        if with_terms { ",terms" } else { "" }
-    );
+    push_header(&mut out, index.len(), with_terms);
     // Rows are independent: a large index is encoded in two halves at once.
     if entries.len() < PARALLEL_ROWS
         || std::thread::available_parallelism().map_or(1, std::num::NonZero::get) < 2
@@ -56,21 +49,40 @@ fn rows_len(entries: &[Entry]) -> usize {
 /// Below this many rows, a second thread costs more than it saves.
 const PARALLEL_ROWS: usize = 1024;
 
+/// Appends the header line of an index of `rows` rows: what [`encode`]
+/// writes before the rows (`with_terms` as there: whether any entry has terms).
+pub fn push_header(out: &mut String, rows: usize, with_terms: bool) {
+    let _ = writeln!(
+        out,
+        "{}[{}]{{{}{}}}:",
+        super::KEY,
+        rows,
+        super::FIELDS.join(","),
+        if with_terms { ",terms" } else { "" }
+    );
+}
+
 /// Appends one line per entry: two spaces, the cells, `\n`.
 fn push_rows(out: &mut String, entries: &[Entry], with_terms: bool) {
     for e in entries {
-        out.push_str("  ");
-        push_cell(out, &e.reference, ',');
-        out.push(',');
-        push_cell(out, &e.title, ',');
-        out.push(',');
-        push_cell(out, &e.hints, ',');
-        if with_terms {
-            out.push(',');
-            push_cell(out, &e.terms, ',');
-        }
-        out.push('\n');
+        push_row(out, e, with_terms);
     }
+}
+
+/// Appends the line [`encode`] writes for `entry` (rows are independent, so
+/// an index's text is its header followed by its entries' rows).
+pub fn push_row(out: &mut String, e: &Entry, with_terms: bool) {
+    out.push_str("  ");
+    push_cell(out, &e.reference, ',');
+    out.push(',');
+    push_cell(out, &e.title, ',');
+    out.push(',');
+    push_cell(out, &e.hints, ',');
+    if with_terms {
+        out.push(',');
+        push_cell(out, &e.terms, ',');
+    }
+    out.push('\n');
 }
 
 /// Whether a string cell must be quoted (TOON v4 §7.2) with `delimiter` active.
