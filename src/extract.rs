@@ -156,30 +156,49 @@ fn record(value: Val) -> std::result::Result<Record, String> {
             "expected an object with `reference` and `hints`, found {value}"
         ));
     };
-    let field = |name: &str| -> std::result::Result<Option<String>, String> {
-        match map.get(&Val::from(name.to_owned())) {
+    // One pass over the object instead of a hashed look-up per field (each
+    // needing its key as a `Val`): what `map.get` would find, as a string key
+    // equals a text or byte string with the same bytes.
+    let (mut warning, mut reference, mut title, mut hints) = (None, None, None, None);
+    for (key, value) in map.iter() {
+        let (Val::TStr(key) | Val::BStr(key)) = key else {
+            continue;
+        };
+        match &key[..] {
+            b"warning" => warning = Some(value),
+            b"reference" => reference = Some(value),
+            b"title" => title = Some(value),
+            b"hints" => hints = Some(value),
+            _ => {}
+        }
+    }
+    let field = |name: &str, value: Option<&Val>| -> std::result::Result<Option<String>, String> {
+        match value {
             None | Some(Val::Null) => Ok(None),
             Some(Val::TStr(s)) => Ok(Some(text(s))),
             Some(other) => Err(format!("`{name}` must be a string, found {other}")),
         }
     };
-    if let Some(warning) = field("warning")? {
+    if let Some(warning) = field("warning", warning)? {
         return Ok(Record::Warning(warning));
     }
-    let reference = field("reference")?.ok_or("missing `reference`")?;
+    let reference = field("reference", reference)?.ok_or("missing `reference`")?;
     if !reference.contains('#') {
         return Err(format!(
             "`reference` must be <path>#<section id>, found {reference:?}"
         ));
     }
-    let hints = match map.get(&Val::from("hints".to_owned())) {
+    let hints = match hints {
         None => return Err("missing `hints`".into()),
         Some(Val::Null) => String::new(),
         Some(Val::TStr(s)) => text(s),
         // An array of strings is joined with single spaces here: much faster
         // than jq's `join` in jaq, and the check names the offending hint.
+        // The bytes are checked as UTF-8 once, joined: the space between two
+        // hints ends any invalid sequence, so the result is the same as
+        // replacing invalid UTF-8 hint by hint.
         Some(Val::Arr(items)) => {
-            let mut joined = String::new();
+            let mut joined = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 let Val::TStr(s) = item else {
                     return Err(format!(
@@ -187,14 +206,14 @@ fn record(value: Val) -> std::result::Result<Record, String> {
                     ));
                 };
                 if i > 0 {
-                    joined.push(' ');
+                    joined.push(b' ');
                 }
-                match simdutf8::basic::from_utf8(s) {
-                    Ok(s) => joined.push_str(s),
-                    Err(_) => joined.push_str(&String::from_utf8_lossy(s)),
-                }
+                joined.extend_from_slice(s);
             }
-            joined
+            match String::from_utf8(joined) {
+                Ok(joined) => joined,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            }
         }
         Some(other) => {
             return Err(format!(
@@ -202,7 +221,7 @@ fn record(value: Val) -> std::result::Result<Record, String> {
             ));
         }
     };
-    let title = field("title")?.unwrap_or_default();
+    let title = field("title", title)?.unwrap_or_default();
     Ok(Record::Entry(Entry {
         reference,
         title,
@@ -374,6 +393,27 @@ mod tests {
             run(DEFAULT_PROGRAM, doc),
             Err("k/a.json: output 1 of p.jq: a.json#a: hints[1] must be a string, found 42".into())
         );
+    }
+
+    /// Invalid UTF-8 in hints (only a program's byte strings can have it) is
+    /// replaced as if each hint were converted on its own, then joined.
+    #[test]
+    fn invalid_utf8_hints_are_replaced_hint_by_hint() {
+        let pieces: [&[u8]; 4] = [b"ok", b"a\xE3\x81", b"\x82b", b"\xE3\x83\x9A\xff"];
+        let hints = Val::from_iter(pieces.iter().map(|p| Val::utf8_str(p.to_vec())));
+        let object = [
+            (
+                Val::from("reference".to_owned()),
+                Val::from("a.json#x".to_owned()),
+            ),
+            (Val::from("hints".to_owned()), hints),
+        ];
+        let value = Val::obj(object.into_iter().collect());
+        let want: Vec<String> = pieces
+            .iter()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        assert_eq!(record(value), Ok(entry("a.json#x", "", &want.join(" "))));
     }
 
     #[test]

@@ -80,15 +80,17 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
             ),
         ));
     }
-    let extracted = extract_all(&found.files, &extractor, options.terms > 0)?;
+    let with_terms = options.terms > 0;
+    let extracted = extract_all(&found.files, &extractor, with_terms)?;
     let mut candidates: Vec<Vec<(String, u32)>> = Vec::new();
     let mut warnings = found.warnings;
     let mut index = Index::default();
+    let mut rows = Vec::new();
     let mut origin: HashMap<String, usize> = HashMap::with_capacity(extracted.len() * 8);
     for (file_no, (file, extracted)) in found.files.iter().zip(extracted).enumerate() {
-        let (records, mut file_candidates) = extracted?;
-        file_candidates.reverse();
-        for record in records {
+        let mut extracted = extracted?;
+        extracted.candidates.reverse();
+        for record in extracted.records {
             match record {
                 Record::Warning(message) => {
                     if options.strict {
@@ -110,12 +112,13 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
                     }
                     origin.insert(entry.reference.clone(), file_no);
                     index.entries.push(entry);
-                    candidates.push(file_candidates.pop().unwrap_or_default());
+                    candidates.push(extracted.candidates.pop().unwrap_or_default());
                 }
             }
         }
+        rows.push(extracted.rows);
     }
-    if options.terms > 0 {
+    let text = if with_terms {
         let covered: Vec<String> = index
             .entries
             .iter()
@@ -125,8 +128,15 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
         for (entry, terms) in index.entries.iter_mut().zip(picked) {
             entry.terms = terms;
         }
-    }
-    let text = toon::encode(&index);
+        toon::encode(&index)
+    } else {
+        // Without terms, every row was encoded as its file was extracted
+        // (what `toon::encode` writes: a header, then one line per entry).
+        let mut text = String::with_capacity(64 + rows.iter().map(String::len).sum::<usize>());
+        toon::push_header(&mut text, index.len(), false);
+        rows.iter().for_each(|r| text.push_str(r));
+        text
+    };
     Ok(Built {
         index,
         text,
@@ -135,9 +145,20 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
     })
 }
 
-/// Per file: its records, and the term candidates of each entry record (in order;
-/// empty unless `with_terms`).
-type Extracted = Result<(Vec<Record>, Vec<Vec<(String, u32)>>)>;
+/// What one knowledge file gave.
+struct FileOutput {
+    /// The program's records, in order.
+    records: Vec<Record>,
+    /// The term candidates of each entry record, in order (empty unless
+    /// terms are derived).
+    candidates: Vec<Vec<(String, u32)>>,
+    /// The index rows of the entry records, encoded (empty when terms are
+    /// derived: the rows are encoded once the terms are known).
+    rows: String,
+}
+
+/// Per file: what it gave, or the error that stops the build.
+type Extracted = Result<FileOutput>;
 
 /// Reads and extracts every file with one compiled program shared by a few
 /// threads (jaq values are not `Send`, but the compiled program is `Sync`).
@@ -192,8 +213,9 @@ fn extract_all(
         .collect())
 }
 
-/// Reads, parses and extracts one file; with `with_terms`, also tokenises the
-/// content of each section the program emitted (looked up by section id).
+/// Reads, parses and extracts one file; without `with_terms`, also encodes
+/// its entries' index rows, else tokenises the content of each section the
+/// program emitted (looked up by section id).
 fn extract_one(
     extractor: &Extractor,
     file: &knowledge::KnowledgeFile,
@@ -203,7 +225,17 @@ fn extract_one(
     let doc = knowledge::parse_json(&file.path, &bytes)?;
     let records = extractor.run(&file.relative, &file.path, doc)?;
     if !with_terms {
-        return Ok((records, Vec::new()));
+        let mut rows = String::new();
+        for record in &records {
+            if let Record::Entry(entry) = record {
+                toon::push_row(&mut rows, entry, false);
+            }
+        }
+        return Ok(FileOutput {
+            records,
+            candidates: Vec::new(),
+            rows,
+        });
     }
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let value: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
@@ -220,7 +252,11 @@ fn extract_one(
             Record::Warning(_) => None,
         })
         .collect();
-    Ok((records, candidates))
+    Ok(FileOutput {
+        records,
+        candidates,
+        rows: String::new(),
+    })
 }
 
 /// Writes `text` to `path` atomically: a temp file in the same directory, then rename.

@@ -10,15 +10,8 @@ use crate::model::{Entry, Index};
 pub fn encode(index: &Index) -> String {
     let entries = &index.entries;
     let with_terms = entries.iter().any(|e| !e.terms.is_empty());
-    let mut out = String::with_capacity(64 + entries.len() * 96);
-    let _ = writeln!(
-        out,
-        "{}[{}]{{{}{}}}:",
-        super::KEY,
-        index.len(),
-        super::FIELDS.join(","),
-        if with_terms { ",terms" } else { "" }
-    );
+    let mut out = String::with_capacity(64 + rows_len(entries));
+    push_header(&mut out, index.len(), with_terms);
     // Rows are independent: a large index is encoded in two halves at once.
     if entries.len() < PARALLEL_ROWS
         || std::thread::available_parallelism().map_or(1, std::num::NonZero::get) < 2
@@ -29,7 +22,7 @@ pub fn encode(index: &Index) -> String {
     let (first, second) = entries.split_at(entries.len() / 2);
     let encoded = std::thread::scope(|scope| {
         let helper = scope.spawn(|| {
-            let mut part = String::with_capacity(second.len() * 96);
+            let mut part = String::with_capacity(rows_len(second));
             push_rows(&mut part, second, with_terms);
             part
         });
@@ -44,24 +37,52 @@ pub fn encode(index: &Index) -> String {
     out
 }
 
+/// The length of `entries`' rows when no cell is quoted (the usual case): an
+/// output buffer of this capacity is written without growing.
+fn rows_len(entries: &[Entry]) -> usize {
+    entries
+        .iter()
+        .map(|e| e.reference.len() + e.title.len() + e.hints.len() + e.terms.len() + 6)
+        .sum()
+}
+
 /// Below this many rows, a second thread costs more than it saves.
 const PARALLEL_ROWS: usize = 1024;
+
+/// Appends the header line of an index of `rows` rows: what [`encode`]
+/// writes before the rows (`with_terms` as there: whether any entry has terms).
+pub fn push_header(out: &mut String, rows: usize, with_terms: bool) {
+    let _ = writeln!(
+        out,
+        "{}[{}]{{{}{}}}:",
+        super::KEY,
+        rows,
+        super::FIELDS.join(","),
+        if with_terms { ",terms" } else { "" }
+    );
+}
 
 /// Appends one line per entry: two spaces, the cells, `\n`.
 fn push_rows(out: &mut String, entries: &[Entry], with_terms: bool) {
     for e in entries {
-        out.push_str("  ");
-        push_cell(out, &e.reference, ',');
-        out.push(',');
-        push_cell(out, &e.title, ',');
-        out.push(',');
-        push_cell(out, &e.hints, ',');
-        if with_terms {
-            out.push(',');
-            push_cell(out, &e.terms, ',');
-        }
-        out.push('\n');
+        push_row(out, e, with_terms);
     }
+}
+
+/// Appends the line [`encode`] writes for `entry` (rows are independent, so
+/// an index's text is its header followed by its entries' rows).
+pub fn push_row(out: &mut String, e: &Entry, with_terms: bool) {
+    out.push_str("  ");
+    push_cell(out, &e.reference, ',');
+    out.push(',');
+    push_cell(out, &e.title, ',');
+    out.push(',');
+    push_cell(out, &e.hints, ',');
+    if with_terms {
+        out.push(',');
+        push_cell(out, &e.terms, ',');
+    }
+    out.push('\n');
 }
 
 /// Whether a string cell must be quoted (TOON v4 §7.2) with `delimiter` active.
@@ -77,31 +98,64 @@ pub fn needs_quotes(s: &str, delimiter: char) -> bool {
 
 /// Whether `s` contains a character that forces quoting. All of them are
 /// ASCII except perhaps `delimiter`, and no byte of a multi-byte UTF-8
-/// sequence is ASCII, so an ASCII delimiter allows a byte scan (one table
-/// look-up per byte).
+/// sequence is ASCII, so an ASCII delimiter allows a byte scan: one table
+/// look-up per byte, eight bytes per test (an index is mostly long runs of
+/// text with nothing to quote).
 fn has_special(s: &str, delimiter: char) -> bool {
-    /// `SPECIAL[b]`: byte `b` forces quoting whatever the delimiter.
-    const SPECIAL: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 32 {
-            table[b] = true;
-            b += 1;
-        }
-        let mut i = 0;
-        let listed = b":\"\\[]{}";
-        while i < listed.len() {
-            table[listed[i] as usize] = true;
-            i += 1;
-        }
-        table
-    };
     match u8::try_from(delimiter) {
-        Ok(d) if d.is_ascii() => s.bytes().any(|b| SPECIAL[usize::from(b)] || b == d),
+        Ok(b',') => any_byte_in(s.as_bytes(), &SPECIAL_COMMA),
+        Ok(d) if d.is_ascii() => any_byte_in(s.as_bytes(), &with_byte(SPECIAL, d)),
         _ => s.chars().any(|c| {
             matches!(c, ':' | '"' | '\\' | '[' | ']' | '{' | '}') || c < ' ' || c == delimiter
         }),
     }
+}
+
+/// `SPECIAL[b]` is 1 when byte `b` forces quoting whatever the delimiter.
+const SPECIAL: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 32 {
+        table[b] = 1;
+        b += 1;
+    }
+    let mut i = 0;
+    let listed = b":\"\\[]{}";
+    while i < listed.len() {
+        table[listed[i] as usize] = 1;
+        i += 1;
+    }
+    table
+};
+
+/// [`SPECIAL`] plus the default delimiter, `,`.
+const SPECIAL_COMMA: [u8; 256] = with_byte(SPECIAL, b',');
+
+/// `table` with `byte` marked too.
+const fn with_byte(mut table: [u8; 256], byte: u8) -> [u8; 256] {
+    table[byte as usize] = 1;
+    table
+}
+
+/// Whether any byte of `bytes` is marked in `table`.
+fn any_byte_in(bytes: &[u8], table: &[u8; 256]) -> bool {
+    let hit = |b: u8| table[usize::from(b)];
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        if hit(c[0])
+            | hit(c[1])
+            | hit(c[2])
+            | hit(c[3])
+            | hit(c[4])
+            | hit(c[5])
+            | hit(c[6])
+            | hit(c[7])
+            != 0
+        {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&b| hit(b) != 0)
 }
 
 /// `s` as a cell: quoted and escaped (§7.1) when [`needs_quotes`], else as is.
@@ -201,5 +255,30 @@ mod tests {
             assert_eq!(needs_quotes(s, ','), want, "{s:?}");
         }
         assert_eq!(quote("a\"b\\c\u{1}", ','), r#""a\"b\\c\u0001""#);
+    }
+
+    /// The byte scan finds what a character scan finds, whatever the
+    /// position of the special character in or after the 8-byte chunks.
+    #[test]
+    fn byte_scan_matches_char_scan() {
+        let by_chars = |s: &str, d: char| {
+            s.chars()
+                .any(|c| matches!(c, ':' | '"' | '\\' | '[' | ']' | '{' | '}') || c < ' ' || c == d)
+        };
+        let fillers = ["", "a", "ページ", "abcdefg", "abcdefgh", "0123456789abcdef"];
+        let specials = [
+            "", ":", "\"", "\\", "[", "]", "{", "}", ",", "|", "\t", "\n", "\u{1f}", ";", "\u{7f}",
+            "é",
+        ];
+        for before in fillers {
+            for special in specials {
+                for after in fillers {
+                    let s = format!("{before}{special}{after}");
+                    for d in [',', '|', '\t', ';', 'é'] {
+                        assert_eq!(has_special(&s, d), by_chars(&s, d), "{s:?} {d:?}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -11,7 +11,7 @@ mod decode;
 mod encode;
 
 pub use decode::{Table, decode, decode_rows, locate};
-pub use encode::{encode, needs_quotes, quote};
+pub use encode::{encode, needs_quotes, push_header, push_row, quote};
 
 /// The key of the index's tabular array.
 pub const KEY: &str = "sections";
