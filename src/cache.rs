@@ -55,11 +55,6 @@ impl Cache {
             .map(|home| Self::new(Path::new(&home).join(".cache").join("kbidx")))
     }
 
-    /// The directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// The entry for the index file `path` (`None` if its path cannot be resolved).
     pub fn entry(&self, path: &Path) -> Option<PathBuf> {
         let canonical = std::fs::canonicalize(path).ok()?;

@@ -147,6 +147,30 @@ pub struct MatchedRow {
     pub partial: Option<Vec<String>>,
 }
 
+impl From<&crate::matcher::Match> for MatchedRow {
+    fn from(m: &crate::matcher::Match) -> Self {
+        Self {
+            keyword: m.keyword.clone(),
+            level: m.level.as_str(),
+            field: m.field.as_str(),
+            points: round(m.points),
+            partial: m.partial.clone(),
+        }
+    }
+}
+
+impl From<&fallback::TermMatch> for MatchedRow {
+    fn from(m: &fallback::TermMatch) -> Self {
+        Self {
+            keyword: m.keyword.clone(),
+            level: m.level.as_str(),
+            field: m.field,
+            points: round(m.points),
+            partial: m.partial.clone(),
+        }
+    }
+}
+
 impl Report {
     /// Builds the report for `outcome` of `query` over `entries` (the matcher's rows).
     pub fn new(entries: &Matcher<'_>, query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
@@ -165,17 +189,7 @@ impl Report {
             .iter()
             .enumerate()
             .map(|(i, hit)| {
-                let matched = hit
-                    .matched
-                    .iter()
-                    .map(|m| MatchedRow {
-                        keyword: m.keyword.clone(),
-                        level: m.level.as_str(),
-                        field: m.field.as_str(),
-                        points: round(m.points),
-                        partial: m.partial.clone(),
-                    })
-                    .collect();
+                let matched = hit.matched.iter().map(MatchedRow::from).collect();
                 ResultRow {
                     rank: i + 1,
                     ..ResultRow::new(
@@ -244,17 +258,7 @@ impl Report {
                 fallback::Source::Index(k) => index_results[k].take(),
                 fallback::Source::Fulltext(k) => {
                     let hit = &pass.hits[k];
-                    let matched = hit
-                        .matched
-                        .iter()
-                        .map(|m| MatchedRow {
-                            keyword: m.keyword.clone(),
-                            level: m.level.as_str(),
-                            field: m.field,
-                            points: round(m.points),
-                            partial: m.partial.clone(),
-                        })
-                        .collect();
+                    let matched = hit.matched.iter().map(MatchedRow::from).collect();
                     Some(ResultRow {
                         excerpt: Some(hit.excerpt.clone()),
                         ..ResultRow::new(
