@@ -21,7 +21,7 @@ use crate::matcher::query::LevelledKeywords;
 use crate::matcher::{Hierarchy, Matcher, Query, Scoring};
 use crate::model::Index;
 use crate::output::{Format, Report};
-use crate::pipeline::{self, BuildOptions, Freshness};
+use crate::pipeline::{self, BuildOptions, Freshness, Written};
 use crate::toon;
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
@@ -536,11 +536,15 @@ fn run_build(
             }
         };
     }
-    pipeline::write(&target, &built.text)?;
+    let written = pipeline::write(&target, &built.text)?;
     if !args.quiet {
+        let unchanged = match written {
+            Written::Replaced => "",
+            Written::Unchanged => " (unchanged)",
+        };
         writeln!(
             out,
-            "{}: {} sections from {} files",
+            "{}: {} sections from {} files{unchanged}",
             display(&target),
             built.index.len(),
             built.files

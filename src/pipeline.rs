@@ -259,8 +259,20 @@ fn extract_one(
     })
 }
 
-/// Writes `text` to `path` atomically: a temp file in the same directory, then rename.
-pub fn write(path: &Path, text: &str) -> Result<()> {
+/// What [`write`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The file was created or replaced.
+    Replaced,
+    /// The file already held exactly `text`: left untouched (no write, no
+    /// fsync, modification time kept), as a pre-commit hook or `make` wants.
+    Unchanged,
+}
+
+/// Writes `text` to `path` atomically: a temp file in the same directory,
+/// then rename. A regular file that already holds exactly `text` is left
+/// alone.
+pub fn write(path: &Path, text: &str) -> Result<Written> {
     // Write through a symbolic link to its target, and never replace
     // anything but a regular file (e.g. `--out /dev/null` is refused).
     let resolved;
@@ -272,10 +284,18 @@ pub fn write(path: &Path, text: &str) -> Result<()> {
         }
         _ => path,
     };
-    if let Ok(m) = std::fs::metadata(path)
-        && !m.is_file()
-    {
-        return Err(Error::data(path, "output exists and is not a regular file"));
+    let existing = std::fs::metadata(path).ok();
+    if let Some(m) = &existing {
+        if !m.is_file() {
+            return Err(Error::data(path, "output exists and is not a regular file"));
+        }
+        // Same length first: a changed index rarely keeps its exact size,
+        // and then the old file is not read at all.
+        if m.len() == text.len() as u64
+            && std::fs::read(path).is_ok_and(|old| old == text.as_bytes())
+        {
+            return Ok(Written::Unchanged);
+        }
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -287,7 +307,9 @@ pub fn write(path: &Path, text: &str) -> Result<()> {
     {
         use std::os::unix::fs::PermissionsExt as _;
         // tempfile's default is 0600; an index is meant to be read by everyone.
-        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        let mode = existing
+            .as_ref()
+            .map_or(0o644, |m| m.permissions().mode() & 0o7777);
         builder.permissions(std::fs::Permissions::from_mode(mode));
     }
     let mut tmp = builder
@@ -302,7 +324,7 @@ pub fn write(path: &Path, text: &str) -> Result<()> {
         .map_err(|e| Error::io(tmp.path(), "cannot write", e))?;
     tmp.persist(path)
         .map_err(|e| Error::io(path, "cannot replace", e.error))?;
-    Ok(())
+    Ok(Written::Replaced)
 }
 
 /// Whether the index on disk matches a fresh build.

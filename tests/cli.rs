@@ -289,6 +289,43 @@ fn build_is_deterministic() {
     );
 }
 
+/// A rebuild that gives the same bytes leaves the index file alone (same
+/// inode, same modification time, "(unchanged)"); a changed tree replaces it.
+#[test]
+fn build_leaves_an_up_to_date_index_untouched() {
+    use std::os::unix::fs::MetadataExt as _;
+    let sandbox = Sandbox::fixture_built();
+    let stat = || std::fs::metadata(sandbox.path("index/index.toon")).unwrap();
+    let before = stat();
+    // Make any rewrite visible in the modification time.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let run = sandbox.run(&["build"]).success();
+    assert!(
+        run.stdout.ends_with("files (unchanged)\n"),
+        "{:?}",
+        run.stdout
+    );
+    let after = stat();
+    assert_eq!(
+        (after.ino(), after.modified().unwrap()),
+        (before.ino(), before.modified().unwrap())
+    );
+
+    let old = sandbox.read("index/index.toon");
+    sandbox.write(
+        "knowledge/extra.json",
+        r#"{"index":[{"id":"x","hints":["new"]}],"sections":{"x":""}}"#,
+    );
+    let run = sandbox.run(&["build"]).success();
+    assert!(
+        !run.stdout.contains("unchanged"),
+        "{:?}",
+        run.stdout
+    );
+    assert_ne!(sandbox.read("index/index.toon"), old);
+    assert_ne!(stat().ino(), before.ino(), "not replaced by a rename");
+}
+
 #[test]
 fn build_check_up_to_date() {
     let sandbox = Sandbox::fixture_built();
