@@ -59,38 +59,22 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
             PathBuf::from(crate::extract::DEFAULT_PROGRAM_PATH),
         ),
     };
-    // Compile once up front, so that a bad program fails before any file is
-    // read; the directory walk (which reads no file) runs meanwhile, and a
-    // compile error is reported first, as if the two ran in sequence.
-    let (extractor, found) = std::thread::scope(|scope| {
-        let walk = scope
-            .spawn(|| knowledge::discover(&options.knowledge, &options.include, &options.exclude));
-        let extractor = Extractor::new(&program.0, &program.1);
-        let found = walk
-            .join()
-            .map_err(|_| Error::Usage("internal error: the directory walk panicked".into()));
-        Ok::<_, Error>((extractor?, found??))
-    })?;
-    if found.files.is_empty() {
-        return Err(Error::data(
-            &options.knowledge,
-            format!(
-                "no knowledge files found (include: {})",
-                options.include.join(", ")
-            ),
-        ));
-    }
     let with_terms = options.terms > 0;
-    let extracted = extract_all(&found.files, &extractor, with_terms)?;
-    let mut candidates: Vec<Vec<(String, u32)>> = Vec::new();
+    let (found, extracted) = extract_all(options, &program, with_terms)?;
+    // Checked in file and record order before anything is moved, so the
+    // first problem (a file that failed, a warning under --strict or a
+    // duplicate reference) is the one reported; references are borrowed,
+    // not copied.
     let mut warnings = found.warnings;
-    let mut index = Index::default();
-    let mut rows = Vec::new();
-    let mut origin: HashMap<String, usize> = HashMap::with_capacity(extracted.len() * 8);
-    for (file_no, (file, extracted)) in found.files.iter().zip(extracted).enumerate() {
-        let mut extracted = extracted?;
-        extracted.candidates.reverse();
-        for record in extracted.records {
+    let mut origin: HashMap<&str, usize, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(
+            extracted.iter().flatten().map(|e| e.records.len()).sum(),
+            foldhash::fast::RandomState::default(),
+        );
+    for (file_no, (file, extracted)) in found.files.iter().zip(&extracted).enumerate() {
+        // A failed file ends the list (see `extract_all`); reported below.
+        let Ok(extracted) = extracted else { break };
+        for record in &extracted.records {
             match record {
                 Record::Warning(message) => {
                     if options.strict {
@@ -99,7 +83,7 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
                     warnings.push(format!("{}: {message}", display(&file.path)));
                 }
                 Record::Entry(entry) => {
-                    if let Some(&first) = origin.get(&entry.reference) {
+                    if let Some(first) = origin.insert(&entry.reference, file_no) {
                         let first = &found.files[first].path;
                         return Err(Error::data(
                             &file.path,
@@ -110,10 +94,24 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
                             ),
                         ));
                     }
-                    origin.insert(entry.reference.clone(), file_no);
-                    index.entries.push(entry);
-                    candidates.push(extracted.candidates.pop().unwrap_or_default());
                 }
+            }
+        }
+    }
+    drop(origin);
+    let extracted = extracted.into_iter().collect::<Result<Vec<FileOutput>>>()?;
+    let mut index = Index::default();
+    index
+        .entries
+        .reserve(extracted.iter().map(|e| e.records.len()).sum());
+    let mut candidates: Vec<Vec<(String, u32)>> = Vec::new();
+    let mut rows = Vec::with_capacity(extracted.len());
+    for extracted in extracted {
+        let mut file_candidates = extracted.candidates.into_iter();
+        for record in extracted.records {
+            if let Record::Entry(entry) = record {
+                index.entries.push(entry);
+                candidates.push(file_candidates.next().unwrap_or_default());
             }
         }
         rows.push(extracted.rows);
@@ -160,69 +158,150 @@ struct FileOutput {
 /// Per file: what it gave, or the error that stops the build.
 type Extracted = Result<FileOutput>;
 
-/// Reads and extracts every file with one compiled program shared by a few
-/// threads (jaq values are not `Send`, but the compiled program is `Sync`).
+/// Finds, reads and extracts every file with one compiled program shared by
+/// a few threads (jaq values are not `Send`, but the compiled program is
+/// `Sync`).
+///
+/// The calling thread never waits for a helper: it walks the knowledge
+/// directory, compiles the program (about 1 ms with jaq's standard
+/// definitions) and then extracts files like the helpers. On small VMs a
+/// new thread often gets no CPU for a millisecond or more (Linux queues it
+/// on its parent's CPU, and an idle vCPU is slow to wake), so helpers join
+/// in whenever they start: they take files as soon as the walk is done and,
+/// until the program is compiled, read and parse them ahead. Errors are
+/// still reported as if the steps ran in sequence: a program error first,
+/// then a directory error, then an empty directory, then the first failing
+/// file in file order.
+///
 /// Threads take the next file from a shared counter, so that a few large
-/// files do not leave one thread working alone. Returns one result per file,
-/// in file order, up to and including the first error in file order (files
-/// after a known error are skipped), so errors are the same as a sequential
-/// run's.
+/// files do not leave one thread working alone. Returns the discovery and
+/// one result per file, in file order, up to and including the first error
+/// in file order (files after a known error are skipped), so errors are the
+/// same as a sequential run's.
 fn extract_all(
-    files: &[knowledge::KnowledgeFile],
-    extractor: &Extractor,
+    options: &BuildOptions,
+    program: &(String, PathBuf),
     with_terms: bool,
-) -> Result<Vec<Extracted>> {
+) -> Result<(knowledge::Discovery, Vec<Extracted>)> {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::sync::OnceLock;
+    let panicked = |what: &str| Error::Usage(format!("internal error: {what} panicked"));
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
-        .clamp(1, 8)
-        .min(files.len().div_ceil(16))
-        .max(1);
+        .clamp(2, 8);
+    // Set exactly once each, also when the step panics, so no thread waits forever.
+    let compiled: OnceLock<Result<Extractor>> = OnceLock::new();
+    let found: OnceLock<Result<knowledge::Discovery>> = OnceLock::new();
     let next = AtomicUsize::new(0);
     let first_error = AtomicUsize::new(usize::MAX);
     let work = || -> Vec<(usize, Extracted)> {
+        let Ok(found) = found.wait() else {
+            return Vec::new();
+        };
+        let files = &found.files;
         let mut out = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= files.len() || i > first_error.load(Ordering::Relaxed) {
-                return out;
-            }
-            let extracted = extract_one(extractor, &files[i], with_terms);
+        // Parsed before the program was compiled.
+        let mut pending = Vec::new();
+        let finish = |out: &mut Vec<(usize, Extracted)>, i: usize, extracted: Extracted| {
             if extracted.is_err() {
                 first_error.fetch_min(i, Ordering::Relaxed);
             }
             out.push((i, extracted));
+        };
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= files.len() || i > first_error.load(Ordering::Relaxed) {
+                break;
+            }
+            let parsed = read_and_parse(&files[i]);
+            match (compiled.get(), parsed) {
+                (_, Err(e)) => finish(&mut out, i, Err(e)),
+                (None, Ok(parsed)) => pending.push((i, parsed)),
+                (Some(Ok(extractor)), Ok(parsed)) => {
+                    for (j, parsed) in pending.drain(..) {
+                        let extracted = extract_one(extractor, &files[j], parsed, with_terms);
+                        finish(&mut out, j, extracted);
+                    }
+                    let extracted = extract_one(extractor, &files[i], parsed, with_terms);
+                    finish(&mut out, i, extracted);
+                }
+                (Some(Err(_)), Ok(_)) => return out,
+            }
         }
+        if let Ok(extractor) = compiled.wait() {
+            for (j, parsed) in pending {
+                if j <= first_error.load(Ordering::Relaxed) {
+                    let extracted = extract_one(extractor, &files[j], parsed, with_terms);
+                    finish(&mut out, j, extracted);
+                }
+            }
+        }
+        out
     };
-    let mut all: Vec<(usize, Extracted)> = std::thread::scope(|scope| {
+    let all = std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let walked = catch_unwind(AssertUnwindSafe(|| {
+            knowledge::discover(&options.knowledge, &options.include, &options.exclude)
+        }));
+        let _ = found.set(walked.unwrap_or_else(|_| Err(panicked("the directory walk"))));
+        let extractor = catch_unwind(AssertUnwindSafe(|| Extractor::new(&program.0, &program.1)));
+        let _ = compiled.set(extractor.unwrap_or_else(|_| Err(panicked("the jq compiler"))));
         let mut all = work();
         for helper in helpers {
-            let part = helper.join().map_err(|_| {
-                Error::Usage("internal error: an extraction thread panicked".into())
-            })?;
-            all.extend(part);
+            all.extend(
+                helper
+                    .join()
+                    .map_err(|_| panicked("an extraction thread"))?,
+            );
         }
         Ok::<_, Error>(all)
-    })?;
+    });
+    // In the order of a sequential run: program, directory, files.
+    if let Some(Err(e)) = compiled.into_inner() {
+        return Err(e);
+    }
+    let found = found
+        .into_inner()
+        .unwrap_or_else(|| Err(panicked("the directory walk")))?;
+    let mut all = all?;
+    if found.files.is_empty() {
+        return Err(Error::data(
+            &options.knowledge,
+            format!(
+                "no knowledge files found (include: {})",
+                options.include.join(", ")
+            ),
+        ));
+    }
     all.sort_unstable_by_key(|(i, _)| *i);
     let stop = first_error.load(Ordering::Relaxed);
-    Ok(all
+    let extracted = all
         .into_iter()
         .take_while(|(i, _)| *i <= stop)
         .map(|(_, extracted)| extracted)
-        .collect())
+        .collect();
+    Ok((found, extracted))
 }
 
-/// Reads, parses and extracts one file; without `with_terms`, also encodes
-/// its entries' index rows, else tokenises the content of each section the
+/// A knowledge file's bytes and its parsed document.
+type Parsed = (Vec<u8>, jaq_json::Val);
+
+/// Reads and parses one knowledge file.
+fn read_and_parse(file: &knowledge::KnowledgeFile) -> Result<Parsed> {
+    let bytes = std::fs::read(&file.path).map_err(|e| Error::io(&file.path, "cannot read", e))?;
+    let doc = knowledge::parse_json(&file.path, &bytes)?;
+    Ok((bytes, doc))
+}
+
+/// Extracts one parsed file; without `with_terms`, also encodes its
+/// entries' index rows, else tokenises the content of each section the
 /// program emitted (looked up by section id).
 fn extract_one(
     extractor: &Extractor,
     file: &knowledge::KnowledgeFile,
+    (bytes, doc): Parsed,
     with_terms: bool,
 ) -> Extracted {
-    let bytes = std::fs::read(&file.path).map_err(|e| Error::io(&file.path, "cannot read", e))?;
-    let doc = knowledge::parse_json(&file.path, &bytes)?;
     let records = extractor.run(&file.relative, &file.path, doc)?;
     if !with_terms {
         let mut rows = String::new();
@@ -384,5 +463,77 @@ mod tests {
             diff.starts_with("--- i.toon (on disk)\n+++ i.toon (rebuilt)\n"),
             "{diff}"
         );
+    }
+
+    /// Whatever thread meets it first, the error reported is the one a
+    /// sequential build meets first: program, directory, then files in path
+    /// order (a failing file, a warning under --strict, a duplicate).
+    #[test]
+    fn the_first_problem_in_sequential_order_is_reported() {
+        let ok = r#"{"index":[{"id":"a","hints":[]}],"sections":{"a":""}}"#;
+        let orphan = r#"{"index":[],"sections":{"x":""}}"#;
+        let dup = r#"{"id":"d","index":[{"id":"a","hints":[]}],"sections":{"a":""}}"#;
+        // (knowledge files, replacement program, start of the message)
+        type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>, &'a str);
+        let cases: &[Case] = &[
+            (
+                &[("a.json", "{"), ("b.json", orphan)],
+                None,
+                "a.json:1:1: invalid JSON",
+            ),
+            (
+                &[("a.json", orphan), ("b.json", "{")],
+                None,
+                "a.json: section \"x\" has no index entry (--strict)",
+            ),
+            (
+                &[("a.json", ok), ("b.json", orphan), ("c.json", "{")],
+                None,
+                "b.json: section",
+            ),
+            (
+                &[("a.json", ok), ("b.json", "[1"), ("c.json", orphan)],
+                None,
+                "b.json:1:",
+            ),
+            (
+                &[("x/a.json", dup), ("x/b.json", "{"), ("y.json", dup)],
+                None,
+                "x/b.json:1:",
+            ),
+            (&[("a.json", "{")], Some(".["), "bad.jq:1:3"),
+            (&[], Some(".["), "bad.jq:1:3"),
+        ];
+        for (files, program, want) in cases {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let knowledge = dir.path().join("k");
+            for (name, text) in *files {
+                let path = knowledge.join(name);
+                let parent = path.parent().expect("file in a directory");
+                std::fs::create_dir_all(parent).expect("mkdir");
+                std::fs::write(path, text).expect("write knowledge");
+            }
+            std::fs::create_dir_all(&knowledge).expect("mkdir");
+            let filter = program.map(|code| {
+                let path = dir.path().join("bad.jq");
+                std::fs::write(&path, code).expect("write program");
+                path
+            });
+            let options = BuildOptions {
+                knowledge: knowledge.clone(),
+                filter,
+                include: vec!["**/*.json".to_owned()],
+                exclude: Vec::new(),
+                strict: true,
+                terms: 0,
+            };
+            // Several runs: the threads' timing differs from run to run.
+            for _ in 0..5 {
+                let message = build(&options).expect_err("must fail").to_string();
+                let message = message.replace(&format!("{}/", knowledge.display()), "");
+                let message = message.replace(&format!("{}/", dir.path().display()), "");
+                assert!(message.starts_with(want), "{files:?}: {message}");
+            }
+        }
     }
 }

@@ -317,11 +317,7 @@ fn build_leaves_an_up_to_date_index_untouched() {
         r#"{"index":[{"id":"x","hints":["new"]}],"sections":{"x":""}}"#,
     );
     let run = sandbox.run(&["build"]).success();
-    assert!(
-        !run.stdout.contains("unchanged"),
-        "{:?}",
-        run.stdout
-    );
+    assert!(!run.stdout.contains("unchanged"), "{:?}", run.stdout);
     assert_ne!(sandbox.read("index/index.toon"), old);
     assert_ne!(stat().ino(), before.ino(), "not replaced by a rename");
 }
