@@ -6,6 +6,9 @@
 # Env:   KBIDX=/path/to/kbidx   use this binary instead of building the release one
 #        CARGO_TARGET_DIR       honoured when locating/building the release binary
 #        HYPERFINE_ARGS         extra hyperfine flags (default: --warmup 2)
+#        PER_FILE=0             leave out jq-per-file (8 s a run), e.g. for many runs
+#        PAIRS=N                afterwards, time kbidx and jq-single N times each,
+#                               alternating (default 0: off; see below)
 # Needs: hyperfine, jq, cargo (unless KBIDX is set).
 #
 # One hyperfine invocation compares four commands, all in the same working directory,
@@ -20,6 +23,13 @@
 #               not encode TOON, so it does slightly less work than kbidx.
 #   jq-per-file what a shell script would do: `jq -c --arg path REL -f src/extract.jq FILE`
 #               once per file (as scripts/verify-toon.mjs does); dominated by process start-up.
+# hyperfine runs all of one command's runs before the next command's, so on a
+# machine whose speed drifts (a shared 2-vCPU VM moves by 20-30% within minutes)
+# its ratio mixes two different moments. PAIRS=N adds a drift-proof ratio: N
+# pairs of one kbidx run and one jq-single run back to back, each timed with
+# bash's $EPOCHREALTIME around `bash -c CMD` (so both include a shell start, which
+# slightly favours jq), reporting both medians and the median of the N per-pair
+# ratios.
 # Before timing, the script checks that both jq variants give the same records and as many
 # as kbidx writes. It prints hyperfine's summary ("N times faster") and the median ratios
 # computed from --export-json.
@@ -87,13 +97,16 @@ echo "kbidx: $KBIDX ($("$KBIDX" --version))"
 echo "jq: $(jq --version)"
 echo
 
+commands=(
+  --command-name kbidx "$cmd_kbidx"
+  --command-name kbidx-terms "$cmd_kbidx_terms"
+  --command-name jq-single "$cmd_single"
+)
+if [ "${PER_FILE:-1}" != 0 ]; then
+  commands+=(--command-name jq-per-file "$cmd_per_file")
+fi
 # shellcheck disable=SC2086 # HYPERFINE_ARGS is a list of flags
-hyperfine ${HYPERFINE_ARGS:---warmup 2} \
-  --export-json "$tmp/bench.json" \
-  --command-name kbidx "$cmd_kbidx" \
-  --command-name kbidx-terms "$cmd_kbidx_terms" \
-  --command-name jq-single "$cmd_single" \
-  --command-name jq-per-file "$cmd_per_file"
+hyperfine ${HYPERFINE_ARGS:---warmup 2} --export-json "$tmp/bench.json" "${commands[@]}"
 
 echo
 echo "median times (from --export-json):"
@@ -103,3 +116,22 @@ jq -r '
   | "  \(.command): \(.median * 1000 * 10 | round / 10) ms median"
     + (if .command == "kbidx" then "" else ", \(.median / $k * 100 | round / 100)x kbidx" end)
 ' "$tmp/bench.json"
+
+if [ "${PAIRS:-0}" -gt 0 ]; then
+  echo
+  echo "alternating pairs (PAIRS=$PAIRS): kbidx, then jq-single, $PAIRS times"
+  for _ in $(seq "$PAIRS"); do
+    t0=$EPOCHREALTIME
+    bash -c "$cmd_kbidx"
+    t1=$EPOCHREALTIME
+    bash -c "$cmd_single"
+    t2=$EPOCHREALTIME
+    echo "$t0 $t1 $t2"
+  done > "$tmp/pairs.txt"
+  awk '{ k = ($2 - $1) * 1000; j = ($3 - $2) * 1000; print k, j, j / k }' "$tmp/pairs.txt" > "$tmp/pairs.ms"
+  median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+  k=$(cut -d' ' -f1 "$tmp/pairs.ms" | median)
+  j=$(cut -d' ' -f2 "$tmp/pairs.ms" | median)
+  r=$(cut -d' ' -f3 "$tmp/pairs.ms" | median)
+  printf '  kbidx: %.1f ms median\n  jq-single: %.1f ms median\n  median of per-pair ratios: %.2fx\n' "$k" "$j" "$r"
+fi
