@@ -200,41 +200,38 @@ fn extract_all(
         };
         let files = &found.files;
         let mut out = Vec::new();
-        // Parsed before the program was compiled.
+        // Parsed, waiting for the program to be compiled.
         let mut pending = Vec::new();
-        let finish = |out: &mut Vec<(usize, Extracted)>, i: usize, extracted: Extracted| {
-            if extracted.is_err() {
-                first_error.fetch_min(i, Ordering::Relaxed);
-            }
-            out.push((i, extracted));
-        };
+        let extract_pending =
+            |extractor: &Extractor, pending: &mut Vec<(usize, Parsed)>, out: &mut Vec<_>| {
+                for (i, parsed) in pending.drain(..) {
+                    let extracted = extract_one(extractor, &files[i], parsed, with_terms);
+                    if extracted.is_err() {
+                        first_error.fetch_min(i, Ordering::Relaxed);
+                    }
+                    out.push((i, extracted));
+                }
+            };
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= files.len() || i > first_error.load(Ordering::Relaxed) {
                 break;
             }
-            let parsed = read_and_parse(&files[i]);
-            match (compiled.get(), parsed) {
-                (_, Err(e)) => finish(&mut out, i, Err(e)),
-                (None, Ok(parsed)) => pending.push((i, parsed)),
-                (Some(Ok(extractor)), Ok(parsed)) => {
-                    for (j, parsed) in pending.drain(..) {
-                        let extracted = extract_one(extractor, &files[j], parsed, with_terms);
-                        finish(&mut out, j, extracted);
-                    }
-                    let extracted = extract_one(extractor, &files[i], parsed, with_terms);
-                    finish(&mut out, i, extracted);
+            match read_and_parse(&files[i]) {
+                Ok(parsed) => pending.push((i, parsed)),
+                Err(e) => {
+                    first_error.fetch_min(i, Ordering::Relaxed);
+                    out.push((i, Err(e)));
                 }
-                (Some(Err(_)), Ok(_)) => return out,
+            }
+            match compiled.get() {
+                None => {}
+                Some(Ok(extractor)) => extract_pending(extractor, &mut pending, &mut out),
+                Some(Err(_)) => return out,
             }
         }
         if let Ok(extractor) = compiled.wait() {
-            for (j, parsed) in pending {
-                if j <= first_error.load(Ordering::Relaxed) {
-                    let extracted = extract_one(extractor, &files[j], parsed, with_terms);
-                    finish(&mut out, j, extracted);
-                }
-            }
+            extract_pending(extractor, &mut pending, &mut out);
         }
         out
     };
