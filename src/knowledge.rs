@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use bytes::Bytes;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use jaq_json::Val;
 
@@ -89,12 +90,13 @@ pub fn discover(root: &Path, include: &[String], exclude: &[String]) -> Result<D
 /// Reads `path` as one JSON document (a leading UTF-8 byte order mark is allowed).
 pub fn read_json(path: &Path) -> Result<Val> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, "cannot read", e))?;
-    parse_json(path, &bytes)
+    parse_json(path, &bytes.into())
 }
 
-/// Parses `bytes`, the contents of `path`, as one JSON document.
-pub fn parse_json(path: &Path, bytes: &[u8]) -> Result<Val> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+/// Parses `buffer`, the contents of `path`, as one JSON document; the
+/// document's strings share `buffer` (see [`crate::json`]).
+pub fn parse_json(path: &Path, buffer: &Bytes) -> Result<Val> {
+    let bytes = buffer.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buffer);
     // simdutf8 checks the whole file several times faster than `std` for
     // non-ASCII text; `std` then finds where the first invalid byte is.
     let text = match simdutf8::basic::from_utf8(bytes) {
@@ -105,7 +107,7 @@ pub fn parse_json(path: &Path, bytes: &[u8]) -> Result<Val> {
             return Err(Error::syntax_at(path, text, text.len(), "invalid UTF-8"));
         }
     };
-    serde_json::from_str::<Val>(text).map_err(|e| Error::json(path, text, "invalid JSON", &e))
+    crate::json::parse(buffer, text).map_err(|e| Error::json(path, text, "invalid JSON", &e))
 }
 
 fn glob_set(patterns: &[String]) -> Result<GlobSet> {
@@ -125,7 +127,7 @@ mod tests {
     use super::*;
 
     fn err(bytes: &[u8]) -> String {
-        parse_json(Path::new("k/a.json"), bytes)
+        parse_json(Path::new("k/a.json"), &Bytes::copy_from_slice(bytes))
             .map(|_| ())
             .err()
             .map(|e| e.to_string())
@@ -151,6 +153,6 @@ mod tests {
 
     #[test]
     fn bom_is_accepted() {
-        assert!(parse_json(Path::new("a.json"), b"\xEF\xBB\xBF{}").is_ok());
+        assert!(parse_json(Path::new("a.json"), &Bytes::from_static(b"\xEF\xBB\xBF{}")).is_ok());
     }
 }
