@@ -164,11 +164,13 @@ type Extracted = Result<FileOutput>;
 ///
 /// The calling thread never waits for a helper: it walks the knowledge
 /// directory, compiles the program (about 1 ms with jaq's standard
-/// definitions) and then extracts files like the helpers. On small VMs a
-/// new thread often gets no CPU for a millisecond or more (Linux queues it
-/// on its parent's CPU, and an idle vCPU is slow to wake), so helpers join
-/// in whenever they start: they take files as soon as the walk is done and,
-/// until the program is compiled, read and parse them ahead. Errors are
+/// definitions) unless a helper already took that on, and then extracts
+/// files like the helpers. On small VMs a new thread often gets no CPU for
+/// a millisecond or more (Linux queues it on its parent's CPU, and an idle
+/// vCPU is slow to wake), so helpers join in whenever they start: one that
+/// starts during the walk compiles the program, and all take files as soon
+/// as the walk is done and, until the program is compiled, read and parse
+/// them ahead. Errors are
 /// still reported as if the steps ran in sequence: a program error first,
 /// then a directory error, then an empty directory, then the first failing
 /// file in file order.
@@ -235,14 +237,32 @@ fn extract_all(
         }
         out
     };
+    // Whichever thread is free first compiles the program: a helper that
+    // starts while the walk is still going, else the walking thread.
+    let compile_claimed = std::sync::atomic::AtomicBool::new(false);
+    let compile = || {
+        if compile_claimed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let extractor = catch_unwind(AssertUnwindSafe(|| Extractor::new(&program.0, &program.1)));
+        let _ = compiled.set(extractor.unwrap_or_else(|_| Err(panicked("the jq compiler"))));
+    };
     let all = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let helpers: Vec<_> = (1..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    if found.get().is_none() {
+                        compile();
+                    }
+                    work()
+                })
+            })
+            .collect();
         let walked = catch_unwind(AssertUnwindSafe(|| {
             knowledge::discover(&options.knowledge, &options.include, &options.exclude)
         }));
         let _ = found.set(walked.unwrap_or_else(|_| Err(panicked("the directory walk"))));
-        let extractor = catch_unwind(AssertUnwindSafe(|| Extractor::new(&program.0, &program.1)));
-        let _ = compiled.set(extractor.unwrap_or_else(|_| Err(panicked("the jq compiler"))));
+        compile();
         let mut all = work();
         for helper in helpers {
             all.extend(
@@ -281,11 +301,12 @@ fn extract_all(
 }
 
 /// A knowledge file's bytes and its parsed document.
-type Parsed = (Vec<u8>, jaq_json::Val);
+type Parsed = (bytes::Bytes, jaq_json::Val);
 
 /// Reads and parses one knowledge file.
 fn read_and_parse(file: &knowledge::KnowledgeFile) -> Result<Parsed> {
     let bytes = std::fs::read(&file.path).map_err(|e| Error::io(&file.path, "cannot read", e))?;
+    let bytes = bytes::Bytes::from(bytes);
     let doc = knowledge::parse_json(&file.path, &bytes)?;
     Ok((bytes, doc))
 }
@@ -335,6 +356,29 @@ fn extract_one(
     })
 }
 
+/// Whether the file at `path` holds exactly `expected`, read in small
+/// chunks: an index is hundreds of kilobytes, and reading it whole into
+/// fresh memory cost a `kbidx build` of nabledge-6-large about 100 page
+/// faults. Any read error counts as "differs".
+fn holds(path: &Path, mut expected: &[u8]) -> bool {
+    use std::io::Read as _;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => return expected.is_empty(),
+            Ok(n) => match expected.strip_prefix(&chunk[..n]) {
+                Some(rest) => expected = rest,
+                None => return false,
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 /// What [`write`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Written {
@@ -367,9 +411,7 @@ pub fn write(path: &Path, text: &str) -> Result<Written> {
         }
         // Same length first: a changed index rarely keeps its exact size,
         // and then the old file is not read at all.
-        if m.len() == text.len() as u64
-            && std::fs::read(path).is_ok_and(|old| old == text.as_bytes())
-        {
+        if m.len() == text.len() as u64 && holds(path, text.as_bytes()) {
             return Ok(Written::Unchanged);
         }
     }
@@ -414,6 +456,11 @@ pub enum Freshness {
 
 /// Compares `text` (a fresh build) with the file at `path`.
 pub fn check(path: &Path, text: &str) -> Result<Freshness> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == text.len() as u64)
+        && holds(path, text.as_bytes())
+    {
+        return Ok(Freshness::UpToDate);
+    }
     let old = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -460,6 +507,34 @@ mod tests {
             diff.starts_with("--- i.toon (on disk)\n+++ i.toon (rebuilt)\n"),
             "{diff}"
         );
+    }
+
+    /// `holds` reads in 16 KiB chunks: equal, shorter, longer and different
+    /// contents on both sides of a chunk boundary, and a missing file.
+    #[test]
+    fn holds_compares_whole_files_chunk_by_chunk() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("i.toon");
+        let big: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
+        let mut changed = big.clone();
+        changed[16 * 1024] ^= 1;
+        // (file contents, expected, holds)
+        let cases: &[(&[u8], &[u8], bool)] = &[
+            (b"", b"", true),
+            (b"abc", b"abc", true),
+            (b"abc", b"abd", false),
+            (b"abc", b"ab", false),
+            (b"ab", b"abc", false),
+            (&big, &big, true),
+            (&big, &changed, false),
+            (&big[..16 * 1024], &big, false),
+            (&big, &big[..16 * 1024], false),
+        ];
+        for (i, (on_disk, expected, want)) in cases.iter().enumerate() {
+            std::fs::write(&path, on_disk).expect("write");
+            assert_eq!(holds(&path, expected), *want, "case {i}");
+        }
+        assert!(!holds(&dir.path().join("missing"), b""));
     }
 
     /// Whatever thread meets it first, the error reported is the one a
