@@ -172,7 +172,9 @@ mod tests {
             let buffer = Bytes::copy_from_slice(bad.as_bytes());
             let text = std::str::from_utf8(&buffer).expect("UTF-8");
             let ours = parse(&buffer, text).expect_err("invalid JSON").to_string();
-            let theirs = serde_json::from_str::<Val>(bad).expect_err("invalid JSON").to_string();
+            let theirs = serde_json::from_str::<Val>(bad)
+                .expect_err("invalid JSON")
+                .to_string();
             assert_eq!(ours, theirs, "{bad}");
         }
     }

@@ -15,6 +15,7 @@ pub mod matcher;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod placement;
 pub mod terms;
 pub mod toon;
 

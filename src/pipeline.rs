@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::error::{Error, Result, display};
 use crate::extract::{Extractor, Record};
@@ -165,15 +166,13 @@ type Extracted = Result<FileOutput>;
 /// The calling thread never waits for a helper: it walks the knowledge
 /// directory, compiles the program (about 1 ms with jaq's standard
 /// definitions) unless a helper already took that on, and then extracts
-/// files like the helpers. On small VMs a new thread often gets no CPU for
-/// a millisecond or more (Linux queues it on its parent's CPU, and an idle
-/// vCPU is slow to wake), so helpers join in whenever they start: one that
-/// starts during the walk compiles the program, and all take files as soon
-/// as the walk is done and, until the program is compiled, read and parse
-/// them ahead. Errors are
-/// still reported as if the steps ran in sequence: a program error first,
-/// then a directory error, then an empty directory, then the first failing
-/// file in file order.
+/// files like the helpers. Helpers are started off the calling thread's
+/// CPU (see `placement`), and join in whenever they start: one that starts
+/// during the walk compiles the program, and all take files as soon as the
+/// walk is done and, until the program is compiled, read and parse them
+/// ahead. Errors are still reported as if the steps ran in sequence: a
+/// program error first, then a directory error, then an empty directory,
+/// then the first failing file in file order.
 ///
 /// Threads take the next file from a shared counter, so that a few large
 /// files do not leave one thread working alone. Returns the discovery and
@@ -186,101 +185,66 @@ fn extract_all(
     with_terms: bool,
 ) -> Result<(knowledge::Discovery, Vec<Extracted>)> {
     use std::panic::{AssertUnwindSafe, catch_unwind};
-    use std::sync::OnceLock;
-    let panicked = |what: &str| Error::Usage(format!("internal error: {what} panicked"));
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .clamp(2, 8);
-    // Set exactly once each, also when the step panics, so no thread waits forever.
-    let compiled: OnceLock<Result<Extractor>> = OnceLock::new();
-    let found: OnceLock<Result<knowledge::Discovery>> = OnceLock::new();
-    let next = AtomicUsize::new(0);
-    let first_error = AtomicUsize::new(usize::MAX);
-    let work = || -> Vec<(usize, Extracted)> {
-        let Ok(found) = found.wait() else {
-            return Vec::new();
-        };
-        let files = &found.files;
-        let mut out = Vec::new();
-        // Parsed, waiting for the program to be compiled.
-        let mut pending = Vec::new();
-        let extract_pending =
-            |extractor: &Extractor, pending: &mut Vec<(usize, Parsed)>, out: &mut Vec<_>| {
-                for (i, parsed) in pending.drain(..) {
-                    let extracted = extract_one(extractor, &files[i], parsed, with_terms);
-                    if extracted.is_err() {
-                        first_error.fetch_min(i, Ordering::Relaxed);
-                    }
-                    out.push((i, extracted));
-                }
-            };
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= files.len() || i > first_error.load(Ordering::Relaxed) {
-                break;
-            }
-            match read_and_parse(&files[i]) {
-                Ok(parsed) => pending.push((i, parsed)),
-                Err(e) => {
-                    first_error.fetch_min(i, Ordering::Relaxed);
-                    out.push((i, Err(e)));
-                }
-            }
-            match compiled.get() {
-                None => {}
-                Some(Ok(extractor)) => extract_pending(extractor, &mut pending, &mut out),
-                Some(Err(_)) => return out,
-            }
-        }
-        if let Ok(extractor) = compiled.wait() {
-            extract_pending(extractor, &mut pending, &mut out);
-        }
-        out
-    };
-    // Whichever thread is free first compiles the program: a helper that
-    // starts while the walk is still going, else the walking thread.
-    let compile_claimed = std::sync::atomic::AtomicBool::new(false);
-    let compile = || {
-        if compile_claimed.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let extractor = catch_unwind(AssertUnwindSafe(|| Extractor::new(&program.0, &program.1)));
-        let _ = compiled.set(extractor.unwrap_or_else(|_| Err(panicked("the jq compiler"))));
-    };
-    let all = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    if found.get().is_none() {
-                        compile();
-                    }
-                    work()
-                })
-            })
-            .collect();
-        let walked = catch_unwind(AssertUnwindSafe(|| {
-            knowledge::discover(&options.knowledge, &options.include, &options.exclude)
-        }));
-        let _ = found.set(walked.unwrap_or_else(|_| Err(panicked("the directory walk"))));
-        compile();
-        let mut all = work();
-        for helper in helpers {
-            all.extend(
-                helper
-                    .join()
-                    .map_err(|_| panicked("an extraction thread"))?,
-            );
-        }
-        Ok::<_, Error>(all)
+    let shared = std::sync::Arc::new(Shared {
+        program: program.clone(),
+        with_terms,
+        cpus: crate::placement::Cpus::of_this_thread(),
+        compile_claimed: AtomicBool::new(false),
+        compiled: OnceLock::new(),
+        found: OnceLock::new(),
+        next: AtomicUsize::new(0),
+        first_error: AtomicUsize::new(usize::MAX),
     });
+    // Helpers own a handle on the shared state (rather than borrowing it
+    // from a thread scope) so that their OS threads can be placed: see
+    // `placement`.
+    let helpers: Vec<_> = (1..threads)
+        .map(|_| {
+            let mine = std::sync::Arc::clone(&shared);
+            let helper = std::thread::spawn(move || {
+                if let Some(cpus) = &mine.cpus {
+                    cpus.restore_here();
+                }
+                if mine.found.get().is_none() {
+                    mine.compile();
+                }
+                mine.work()
+            });
+            if let Some(cpus) = &shared.cpus {
+                cpus.move_off_caller(&helper);
+            }
+            helper
+        })
+        .collect();
+    let walked = catch_unwind(AssertUnwindSafe(|| {
+        knowledge::discover(&options.knowledge, &options.include, &options.exclude)
+    }));
+    let _ = shared
+        .found
+        .set(walked.unwrap_or_else(|_| Err(panicked("the directory walk"))));
+    shared.compile();
+    let mut all = shared.work();
+    for helper in helpers {
+        all.extend(
+            helper
+                .join()
+                .map_err(|_| panicked("an extraction thread"))?,
+        );
+    }
+    let Ok(shared) = std::sync::Arc::try_unwrap(shared) else {
+        return Err(panicked("an extraction thread"));
+    };
     // In the order of a sequential run: program, directory, files.
-    if let Some(Err(e)) = compiled.into_inner() {
+    if let Some(Err(e)) = shared.compiled.into_inner() {
         return Err(e);
     }
-    let found = found
+    let found = shared
+        .found
         .into_inner()
         .unwrap_or_else(|| Err(panicked("the directory walk")))?;
-    let mut all = all?;
     if found.files.is_empty() {
         return Err(Error::data(
             &options.knowledge,
@@ -291,13 +255,95 @@ fn extract_all(
         ));
     }
     all.sort_unstable_by_key(|(i, _)| *i);
-    let stop = first_error.load(Ordering::Relaxed);
+    let stop = shared.first_error.into_inner();
     let extracted = all
         .into_iter()
         .take_while(|(i, _)| *i <= stop)
         .map(|(_, extracted)| extracted)
         .collect();
     Ok((found, extracted))
+}
+
+fn panicked(what: &str) -> Error {
+    Error::Usage(format!("internal error: {what} panicked"))
+}
+
+/// What the threads of [`extract_all`] share. The two `OnceLock`s are set
+/// exactly once each, also when their step panics, so no thread waits forever.
+struct Shared {
+    program: (String, PathBuf),
+    with_terms: bool,
+    /// The CPUs the build may use (where placement is supported).
+    cpus: Option<crate::placement::Cpus>,
+    /// Whether a thread has taken on compiling the program.
+    compile_claimed: AtomicBool,
+    compiled: OnceLock<Result<Extractor>>,
+    found: OnceLock<Result<knowledge::Discovery>>,
+    /// The next file to take.
+    next: AtomicUsize,
+    /// The lowest file number that failed.
+    first_error: AtomicUsize,
+}
+
+impl Shared {
+    /// Compiles the program, unless another thread already took that on.
+    /// Whichever thread is free first does it: a helper that starts while
+    /// the walk is still going, else the walking thread.
+    fn compile(&self) {
+        use std::panic::{AssertUnwindSafe, catch_unwind};
+        if self.compile_claimed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (code, path) = &self.program;
+        let extractor = catch_unwind(AssertUnwindSafe(|| Extractor::new(code, path)));
+        let _ = self
+            .compiled
+            .set(extractor.unwrap_or_else(|_| Err(panicked("the jq compiler"))));
+    }
+
+    /// Takes files until none are left (or one before them failed): reads
+    /// and parses each and, once the program is compiled, extracts it.
+    fn work(&self) -> Vec<(usize, Extracted)> {
+        let Ok(found) = self.found.wait() else {
+            return Vec::new();
+        };
+        let files = &found.files;
+        let mut out = Vec::new();
+        // Parsed, waiting for the program to be compiled.
+        let mut pending = Vec::new();
+        let extract_pending =
+            |extractor: &Extractor, pending: &mut Vec<(usize, Parsed)>, out: &mut Vec<_>| {
+                for (i, parsed) in pending.drain(..) {
+                    let extracted = extract_one(extractor, &files[i], parsed, self.with_terms);
+                    if extracted.is_err() {
+                        self.first_error.fetch_min(i, Ordering::Relaxed);
+                    }
+                    out.push((i, extracted));
+                }
+            };
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= files.len() || i > self.first_error.load(Ordering::Relaxed) {
+                break;
+            }
+            match read_and_parse(&files[i]) {
+                Ok(parsed) => pending.push((i, parsed)),
+                Err(e) => {
+                    self.first_error.fetch_min(i, Ordering::Relaxed);
+                    out.push((i, Err(e)));
+                }
+            }
+            match self.compiled.get() {
+                None => {}
+                Some(Ok(extractor)) => extract_pending(extractor, &mut pending, &mut out),
+                Some(Err(_)) => return out,
+            }
+        }
+        if let Ok(extractor) = self.compiled.wait() {
+            extract_pending(extractor, &mut pending, &mut out);
+        }
+        out
+    }
 }
 
 /// A knowledge file's bytes and its parsed document.
