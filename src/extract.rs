@@ -275,11 +275,8 @@ mod tests {
 
     fn run(program: &str, doc: &str) -> std::result::Result<Vec<Record>, String> {
         let ex = Extractor::new(program, Path::new("p.jq")).map_err(|e| e.to_string())?;
-        let doc = crate::knowledge::parse_json(
-            Path::new("k/a.json"),
-            &bytes::Bytes::copy_from_slice(doc.as_bytes()),
-        )
-        .map_err(|e| e.to_string())?;
+        let doc = crate::knowledge::parse_json(Path::new("k/a.json"), doc.as_bytes())
+            .map_err(|e| e.to_string())?;
         ex.run("a.json", Path::new("k/a.json"), doc)
             .map_err(|e| e.to_string())
     }

@@ -9,7 +9,6 @@ pub mod eval;
 pub mod extract;
 pub mod fallback;
 pub mod index_file;
-pub mod json;
 pub mod knowledge;
 pub mod matcher;
 pub mod model;

@@ -347,12 +347,11 @@ impl Shared {
 }
 
 /// A knowledge file's bytes and its parsed document.
-type Parsed = (bytes::Bytes, jaq_json::Val);
+type Parsed = (Vec<u8>, jaq_json::Val);
 
 /// Reads and parses one knowledge file.
 fn read_and_parse(file: &knowledge::KnowledgeFile) -> Result<Parsed> {
     let bytes = std::fs::read(&file.path).map_err(|e| Error::io(&file.path, "cannot read", e))?;
-    let bytes = bytes::Bytes::from(bytes);
     let doc = knowledge::parse_json(&file.path, &bytes)?;
     Ok((bytes, doc))
 }

@@ -17,7 +17,7 @@ fn extractor() -> &'static Extractor {
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("knowledge/a.json");
-    let Ok(doc) = kbidx::knowledge::parse_json(path, &bytes::Bytes::copy_from_slice(data)) else {
+    let Ok(doc) = kbidx::knowledge::parse_json(path, data) else {
         return;
     };
     let Ok(records) = extractor().run("a.json", path, doc) else {
