@@ -1,13 +1,18 @@
 //! Build script: compiles the IPADIC dictionary for the Japanese tokenizer.
 //!
-//! By default the dictionary is built offline from Debian's `mecab-ipadic`
-//! sources (EUC-JP CSV files plus `matrix.def`, `char.def` and `unk.def`) with
-//! lindera's own `DictionaryBuilder`, into `$OUT_DIR/lindera-ipadic/`. The
-//! crate then embeds those files with `include_bytes!` (see
-//! `src/matcher/tokenize.rs`), so the binary needs no dictionary at run time.
+//! The dictionary is built offline from the mecab-ipadic 2.7.0-20070801
+//! sources (EUC-JP CSV files plus `matrix.def`, `char.def` and `unk.def`, as
+//! Debian packages them) that the repository carries zstd-compressed in
+//! `dict/` (licence: `dict/COPYING.mecab-ipadic`). They are unpacked into
+//! `$OUT_DIR` with pure-Rust decoders (ruzstd, tar) and compiled by lindera's
+//! own `DictionaryBuilder` into `$OUT_DIR/lindera-ipadic/`; the crate embeds
+//! those files with `include_bytes!` (see `src/text/tokenize.rs`), so neither
+//! the build nor the binary needs a system package or the network.
 //!
-//! * `KBIDX_IPADIC_DIR` overrides the source directory
-//!   (default `/usr/share/mecab/dic/ipadic`).
+//! * `KBIDX_IPADIC_DIR` builds from an unpacked source directory instead
+//!   (e.g. Debian's `/usr/share/mecab/dic/ipadic`). The system directory is
+//!   never used implicitly: a different IPADIC there would silently change
+//!   tokenisation, and with it every index.
 //! * With the `download-ipadic` feature the build is skipped and lindera's
 //!   `embed-ipadic` (which downloads IPADIC at build time) is used instead.
 
@@ -20,9 +25,9 @@ use lindera_dictionary::dictionary::character_definition::CharacterDefinition;
 use lindera_dictionary::dictionary::metadata::Metadata;
 use lindera_dictionary::dictionary::schema::Schema;
 
-/// Where Debian's `mecab-ipadic` package installs the dictionary sources.
-const DEFAULT_IPADIC_DIR: &str = "/usr/share/mecab/dic/ipadic";
-/// Environment variable that overrides [`DEFAULT_IPADIC_DIR`].
+/// The bundled sources, relative to the crate root.
+const BUNDLED_ARCHIVE: &str = "dict/mecab-ipadic-2.7.0-20070801.tar.zst";
+/// Environment variable naming an unpacked source directory to use instead.
 const IPADIC_DIR_ENV: &str = "KBIDX_IPADIC_DIR";
 /// Sub-directory of `OUT_DIR` the built dictionary is written to.
 const OUTPUT_SUBDIR: &str = "lindera-ipadic";
@@ -51,15 +56,15 @@ fn main() -> ExitCode {
 
 /// Builds the dictionary into `$OUT_DIR/lindera-ipadic`.
 fn build() -> Result<(), String> {
-    let source = env::var_os(IPADIC_DIR_ENV)
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_IPADIC_DIR), PathBuf::from);
+    let out_dir = env::var_os("OUT_DIR").ok_or("kbidx: OUT_DIR is not set (not run by cargo?)")?;
+    let out_dir = PathBuf::from(out_dir);
+    let source = match env::var_os(IPADIC_DIR_ENV).filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => unpack_bundled(&out_dir)?,
+    };
     check_source(&source)?;
     // A directory path makes cargo rerun the script when any file in it changes.
     println!("cargo:rerun-if-changed={}", source.display());
-
-    let out_dir = env::var_os("OUT_DIR").ok_or("kbidx: OUT_DIR is not set (not run by cargo?)")?;
-    let out_dir = PathBuf::from(out_dir);
     let output = out_dir.join(OUTPUT_SUBDIR);
     if output.exists() {
         std::fs::remove_dir_all(&output)
@@ -91,6 +96,32 @@ fn build() -> Result<(), String> {
     Ok(())
 }
 
+/// Unpacks [`BUNDLED_ARCHIVE`] into `$OUT_DIR/ipadic-src` and returns that directory.
+fn unpack_bundled(out_dir: &Path) -> Result<PathBuf, String> {
+    let manifest = env::var_os("CARGO_MANIFEST_DIR").ok_or("kbidx: CARGO_MANIFEST_DIR is not set")?;
+    let archive = Path::new(&manifest).join(BUNDLED_ARCHIVE);
+    println!("cargo:rerun-if-changed={}", archive.display());
+    let file = std::fs::File::open(&archive).map_err(|e| {
+        format!(
+            "kbidx: cannot open the bundled IPADIC sources {}: {e}. A checkout without \
+             them (e.g. a shallow or filtered clone) can set {IPADIC_DIR_ENV} to an \
+             unpacked mecab-ipadic directory instead.",
+            archive.display()
+        )
+    })?;
+    let decoder = ruzstd::decoding::StreamingDecoder::new(std::io::BufReader::new(file))
+        .map_err(|e| format!("kbidx: {}: not a zstd archive: {e}", archive.display()))?;
+    let dest = out_dir.join("ipadic-src");
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest)
+            .map_err(|e| format!("kbidx: cannot clear {}: {e}", dest.display()))?;
+    }
+    tar::Archive::new(decoder)
+        .unpack(&dest)
+        .map_err(|e| format!("kbidx: cannot unpack {}: {e}", archive.display()))?;
+    Ok(dest)
+}
+
 /// Fails with an actionable message unless `dir` looks like mecab-ipadic sources.
 fn check_source(dir: &Path) -> Result<(), String> {
     let has_csv = std::fs::read_dir(dir)
@@ -113,10 +144,9 @@ fn check_source(dir: &Path) -> Result<(), String> {
         String::new()
     };
     Err(format!(
-        "kbidx: IPADIC sources not found at {dir}{what}. Install them with \
-         `apt-get install mecab-ipadic`, or set {IPADIC_DIR_ENV} to an unpacked \
-         mecab-ipadic directory (EUC-JP *.csv, matrix.def, char.def, unk.def), \
-         or build with `--features download-ipadic` where the internet is reachable.",
+        "kbidx: IPADIC sources not found at {dir}{what}. Unset {IPADIC_DIR_ENV} to use \
+         the sources bundled in dict/, or point it at an unpacked mecab-ipadic \
+         directory (EUC-JP *.csv, matrix.def, char.def, unk.def).",
         dir = dir.display()
     ))
 }
