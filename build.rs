@@ -98,7 +98,8 @@ fn build() -> Result<(), String> {
 
 /// Unpacks [`BUNDLED_ARCHIVE`] into `$OUT_DIR/ipadic-src` and returns that directory.
 fn unpack_bundled(out_dir: &Path) -> Result<PathBuf, String> {
-    let manifest = env::var_os("CARGO_MANIFEST_DIR").ok_or("kbidx: CARGO_MANIFEST_DIR is not set")?;
+    let manifest =
+        env::var_os("CARGO_MANIFEST_DIR").ok_or("kbidx: CARGO_MANIFEST_DIR is not set")?;
     let archive = Path::new(&manifest).join(BUNDLED_ARCHIVE);
     println!("cargo:rerun-if-changed={}", archive.display());
     let file = std::fs::File::open(&archive).map_err(|e| {

@@ -10,19 +10,19 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::cache::Cache;
+use crate::build::{self, BuildOptions, Freshness, Written};
 use crate::config::Config;
-use crate::content::Library;
 use crate::error::{Error, Result, display};
 use crate::eval::{self, Method, Mode};
-use crate::fallback;
-use crate::index_file::IndexFile;
-use crate::matcher::query::LevelledKeywords;
-use crate::matcher::{Hierarchy, Matcher, Query, Scoring};
-use crate::model::Index;
+use crate::index::file::IndexFile;
+use crate::index::model::Index;
+use crate::index::toon;
+use crate::knowledge::content::Library;
 use crate::output::{Format, Report};
-use crate::pipeline::{self, BuildOptions, Freshness, Written};
-use crate::toon;
+use crate::search::cache::Cache;
+use crate::search::fallback;
+use crate::search::query::LevelledKeywords;
+use crate::search::{Hierarchy, Matcher, Query, Scoring};
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
 ///
@@ -262,6 +262,9 @@ pub struct BuildArgs {
     /// Print nothing but errors and warnings.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Stop the extraction after this many seconds (default from kbidx.toml `build_timeout`, else 60).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
 }
 
 /// Runs a parsed command line; returns the exit code for success paths (0 or 1).
@@ -426,7 +429,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 strict: false,
                 terms: args.terms.unwrap_or(config.terms),
             };
-            pipeline::build(&options)?.index
+            build::build_within(&options, config.build_timeout)?.index
         }
     };
     let runs = eval::evaluate_full(
@@ -506,12 +509,15 @@ fn run_build(
         terms: args.terms.unwrap_or(config.terms),
     };
     let target = args.out.unwrap_or_else(|| config.index.clone());
-    let built = pipeline::build(&options)?;
+    let limit = args
+        .timeout
+        .map_or(config.build_timeout, std::time::Duration::from_secs);
+    let built = build::build_within(&options, limit)?;
     for warning in &built.warnings {
         writeln!(err, "warning: {warning}").map_err(stdio)?;
     }
     if args.check {
-        return match pipeline::check(&target, &built.text)? {
+        return match build::check(&target, &built.text)? {
             Freshness::UpToDate => {
                 if !args.quiet {
                     writeln!(
@@ -536,7 +542,7 @@ fn run_build(
             }
         };
     }
-    let written = pipeline::write(&target, &built.text)?;
+    let written = build::write(&target, &built.text)?;
     if !args.quiet {
         let unchanged = match written {
             Written::Replaced => "",

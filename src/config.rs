@@ -36,10 +36,17 @@ pub struct Config {
     /// Weight of the section score in the two-pass blend (0–1).
     pub hierarchy_alpha: f64,
     /// Full-text fallback of `search` and `eval` (see `fallback`).
-    pub fallback: crate::fallback::Settings,
+    pub fallback: crate::search::fallback::Settings,
     /// Whether `search` keeps the index's word index in the search cache (see `cache`).
     pub cache: bool,
+    /// How long `build` lets the extraction run before stopping it (default 60 s).
+    pub build_timeout: std::time::Duration,
 }
+
+/// Seconds `build` lets the extraction program run unless configured otherwise:
+/// far above any real build (nabledge-6-fulltext takes under a second), short
+/// enough that a program that never ends does not hang a pre-commit hook.
+pub const DEFAULT_BUILD_TIMEOUT: u64 = 60;
 
 /// Whether the two-pass file → section search is on unless configured otherwise
 /// (chosen by `kbidx eval`; see docs/accuracy.md).
@@ -55,9 +62,10 @@ impl Default for Config {
             exclude: Vec::new(),
             terms: DEFAULT_TERMS,
             hierarchy: DEFAULT_HIERARCHY,
-            hierarchy_alpha: crate::matcher::DEFAULT_ALPHA,
-            fallback: crate::fallback::Settings::default(),
+            hierarchy_alpha: crate::search::DEFAULT_ALPHA,
+            fallback: crate::search::fallback::Settings::default(),
             cache: true,
+            build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
         }
     }
 }
@@ -77,6 +85,7 @@ struct RawConfig {
     fallback: Option<bool>,
     fallback_min: Option<usize>,
     cache: Option<bool>,
+    build_timeout: Option<u64>,
 }
 
 impl Config {
@@ -126,11 +135,24 @@ impl Config {
                 Some(a) => a,
                 None => default.hierarchy_alpha,
             },
-            fallback: crate::fallback::Settings {
+            fallback: crate::search::fallback::Settings {
                 enabled: raw.fallback.unwrap_or(default.fallback.enabled),
                 min: raw.fallback_min.unwrap_or(default.fallback.min),
             },
             cache: raw.cache.unwrap_or(default.cache),
+            build_timeout: match raw.build_timeout {
+                Some(0) => {
+                    let offset = text.find("build_timeout").unwrap_or(0);
+                    return Err(Error::syntax_at(
+                        path,
+                        text,
+                        offset,
+                        "build_timeout must be at least 1 (seconds)",
+                    ));
+                }
+                Some(seconds) => std::time::Duration::from_secs(seconds),
+                None => default.build_timeout,
+            },
         })
     }
 }
@@ -166,7 +188,7 @@ mod tests {
                 .map(|c| (c.fallback.enabled, c.fallback.min))
                 .map_err(|e| e.to_string())
         };
-        assert_eq!(parse(""), Ok((true, crate::fallback::DEFAULT_MIN)));
+        assert_eq!(parse(""), Ok((true, crate::search::fallback::DEFAULT_MIN)));
         assert_eq!(
             parse("fallback = false\nfallback_min = 5\n"),
             Ok((false, 5))

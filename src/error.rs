@@ -47,6 +47,22 @@ pub enum Error {
     },
     /// The command line or configuration asks for something impossible.
     Usage(String),
+    /// A reference or path names a file outside the knowledge directory.
+    OutsideKnowledge {
+        /// The reference or path as given.
+        reference: String,
+        /// Which rule refused it.
+        rule: &'static str,
+    },
+    /// The extraction program ran longer than the configured limit.
+    Timeout {
+        /// The extraction program.
+        program: PathBuf,
+        /// The limit, in seconds.
+        seconds: u64,
+    },
+    /// The Japanese tokenizer (lindera with the embedded IPADIC) failed.
+    Tokenizer(String),
 }
 
 impl Error {
@@ -141,6 +157,18 @@ impl fmt::Display for Error {
             }
             Self::Data { path, message } => write!(f, "{}: {message}", display(path)),
             Self::Usage(message) => f.write_str(message),
+            Self::OutsideKnowledge { reference, rule } => write!(
+                f,
+                "{reference}: refused: {rule} (kbidx reads only files inside the knowledge directory)"
+            ),
+            Self::Timeout { program, seconds } => write!(
+                f,
+                "{}: the extraction program ran for more than {seconds} s and was stopped \
+                 (nothing was written; raise `build_timeout` in kbidx.toml or \
+                 --timeout if the knowledge base really needs longer)",
+                display(program)
+            ),
+            Self::Tokenizer(message) => write!(f, "tokenizer: {message}"),
         }
     }
 }

@@ -1,21 +1,20 @@
 //! kbidx: a section index and keyword search for JSON knowledge bases.
-pub mod bm25;
-pub mod cache;
+//!
+//! Modules follow the data: `knowledge` (finding and reading the knowledge
+//! files, the section text in them), `build` (knowledge files → index),
+//! `index` (the index model, its TOON text and file), `text` (normalise and tokenise, shared
+//! by build and search), `search` (query → ranked rows), `output` (the report
+//! a search prints) and `eval` (accuracy over query sets); `cli` turns the
+//! command line into typed options and calls them.
+pub mod build;
 pub mod cli;
 pub mod config;
-pub mod content;
 pub mod error;
 pub mod eval;
-pub mod extract;
-pub mod fallback;
-pub mod index_file;
+pub mod index;
 pub mod knowledge;
-pub mod matcher;
-pub mod model;
 pub mod output;
-pub mod pipeline;
-pub mod placement;
-pub mod terms;
-pub mod toon;
+pub mod search;
+pub mod text;
 
 pub use error::{Error, Result};

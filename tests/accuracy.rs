@@ -13,9 +13,9 @@
 
 use std::path::Path;
 
+use kbidx::build::{self, BuildOptions};
 use kbidx::config::Config;
 use kbidx::eval::{self, Method, Mode};
-use kbidx::pipeline::{self, BuildOptions};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -51,7 +51,7 @@ fn kbidx_knowledge_accuracy() {
         strict: false,
         terms: config.terms,
     };
-    let index = pipeline::build(&options).unwrap().index;
+    let index = build::build(&options).unwrap().index;
     let cases = eval::load_cases(&repo().join("tests/fixtures/queries.jsonl")).unwrap();
     let modes = [Mode::Keywords, Mode::Terms, Mode::Question];
     let runs =

@@ -205,8 +205,8 @@ fn build_writes_the_fixture_index() {
     assert_eq!(sandbox.read("knowledge/index.toon"), legacy);
 
     // The file decodes to exactly what the library builds from the same tree …
-    let index = kbidx::toon::decode(Path::new("index/index.toon"), &text).unwrap();
-    let options = kbidx::pipeline::BuildOptions {
+    let index = kbidx::index::toon::decode(Path::new("index/index.toon"), &text).unwrap();
+    let options = kbidx::build::BuildOptions {
         knowledge: sandbox.path("knowledge"),
         filter: None,
         include: vec!["**/*.json".to_owned()],
@@ -214,7 +214,7 @@ fn build_writes_the_fixture_index() {
         strict: true,
         terms: kbidx::config::DEFAULT_TERMS,
     };
-    assert_eq!(index, kbidx::pipeline::build(&options).unwrap().index);
+    assert_eq!(index, kbidx::build::build(&options).unwrap().index);
     // … and the cells TOON must quote come back as the strings the knowledge holds.
     let cell = |reference: &str| {
         let e = index

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use kbidx::build::{self, BuildOptions};
 use kbidx::config::Config;
-use kbidx::pipeline::{self, BuildOptions};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,7 +27,7 @@ fn config() -> Config {
     }
 }
 
-fn build(config: &Config) -> pipeline::Built {
+fn build(config: &Config) -> build::Built {
     let options = BuildOptions {
         knowledge: config.knowledge.clone(),
         filter: config.filter.clone(),
@@ -36,7 +36,7 @@ fn build(config: &Config) -> pipeline::Built {
         strict: false,
         terms: config.terms,
     };
-    pipeline::build(&options).unwrap_or_else(|e| panic!("building knowledge/ failed: {e}"))
+    build::build(&options).unwrap_or_else(|e| panic!("building knowledge/ failed: {e}"))
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! * Any knowledge tree builds (with the real binary, default options) to the same text twice,
 //!   that text decodes, and every row carries its input: `path#id`, the file title and the
 //!   hints joined by spaces, in path order then index order. (The binary rather than
-//!   `pipeline::build`, so that the test does not depend on `BuildOptions`' fields.)
+//!   `build::build`, so that the test does not depend on `BuildOptions`' fields.)
 #![allow(clippy::unwrap_used)]
 // `..Entry::default()` keeps the tests independent of optional fields added to `Entry`.
 #![allow(clippy::needless_update)]
@@ -16,8 +16,8 @@ use std::path::Path;
 
 use std::process::Command;
 
-use kbidx::model::{Entry, Index};
-use kbidx::toon;
+use kbidx::index::model::{Entry, Index};
+use kbidx::index::toon;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
 
@@ -241,16 +241,16 @@ proptest! {
     /// normalisation up to ASCII case, so it can be matched in place.
     #[test]
     fn folded_cells_need_no_normalisation(s in cell()) {
-        if kbidx::matcher::normalize::is_folded(&s) {
-            prop_assert_eq!(kbidx::matcher::normalize::normalize(&s), s.to_ascii_lowercase());
+        if kbidx::text::normalize::is_folded(&s) {
+            prop_assert_eq!(kbidx::text::normalize::normalize(&s), s.to_ascii_lowercase());
         }
     }
 
     /// The same over plain ASCII with runs of spaces (the 8-byte fast path).
     #[test]
     fn folded_ascii_cells_need_no_normalisation(s in "[a-zA-Z0-9 ./#_-]{0,40}") {
-        let folded = kbidx::matcher::normalize::is_folded(&s);
-        let normal = kbidx::matcher::normalize::normalize(&s) == s.to_ascii_lowercase();
+        let folded = kbidx::text::normalize::is_folded(&s);
+        let normal = kbidx::text::normalize::normalize(&s) == s.to_ascii_lowercase();
         prop_assert_eq!(folded, normal, "{:?}", s);
     }
 }
@@ -318,7 +318,7 @@ proptest! {
         mut entries in proptest::collection::vec(vocab_entry(), 1..14),
         keywords in proptest::collection::vec((vocab_text(3), 0..3u8), 1..5),
     ) {
-        use kbidx::matcher::{Level, Matcher, Query, Scoring, text_hash};
+        use kbidx::search::{Level, Matcher, Query, Scoring, text_hash};
         // Rows of one file are consecutive, as the build writes them.
         entries.sort_by(|a, b| a.reference.split('#').next().cmp(&b.reference.split('#').next()));
         let index = Index { entries };

@@ -263,6 +263,80 @@ fn dangling_symlink_is_an_unreadable_file() {
     );
 }
 
+#[test]
+fn symlink_out_of_the_knowledge_directory_is_not_followed() {
+    let s = Sandbox::new();
+    s.write("k/a.json", SMALL);
+    s.write("secret/b.json", SMALL.replace("\"a\"", "\"b\""));
+    s.write("k/inside/c.json", SMALL.replace("\"a\"", "\"c\""));
+    std::os::unix::fs::symlink("../secret/b.json", s.path("k/b.json")).unwrap();
+    std::os::unix::fs::symlink("../secret", s.path("k/secret")).unwrap();
+    std::os::unix::fs::symlink("inside/c.json", s.path("k/c.json")).unwrap();
+    let run = s.run(BUILD);
+    assert_run(
+        &run,
+        0,
+        "warning: k/b.json: symbolic link to outside the knowledge directory skipped\n\
+         warning: k/secret: symbolic link to outside the knowledge directory skipped\n",
+    );
+    // a.json, c.json (a link inside) and inside/c.json.
+    assert_eq!(run.stdout, "out/index.toon: 3 sections from 3 files\n");
+    assert_run(
+        &s.run(&["read", "--knowledge", "k", "b.json#b"]),
+        2,
+        "kbidx: b.json#b: refused: a symbolic link points outside the knowledge directory \
+         (kbidx reads only files inside the knowledge directory)\n",
+    );
+    let inside = s.run(&["read", "--knowledge", "k", "c.json#c"]);
+    assert_run(&inside, 0, "");
+}
+
+#[test]
+fn read_refuses_references_outside_the_knowledge_directory() {
+    let s = Sandbox::new();
+    s.write("k/a.json", SMALL);
+    s.write("x.json", SMALL);
+    let cases = [
+        ("/etc/passwd#x", "absolute paths are not allowed"),
+        (
+            "../x.json#a",
+            "only plain relative paths are allowed (no `..` or `.`)",
+        ),
+        (
+            "sub/../../x.json#a",
+            "only plain relative paths are allowed (no `..` or `.`)",
+        ),
+    ];
+    for (reference, rule) in cases {
+        assert_run(
+            &s.run(&["read", "--knowledge", "k", reference]),
+            2,
+            &format!(
+                "kbidx: {reference}: refused: {rule} (kbidx reads only files inside the knowledge directory)\n"
+            ),
+        );
+    }
+    assert_run(&s.run(&["read", "--knowledge", "k", "a.json#a"]), 0, "");
+}
+
+#[test]
+fn extraction_program_that_never_ends_is_stopped() {
+    let s = Sandbox::new();
+    s.write("k/a.json", SMALL);
+    s.write("out/index.toon", "old\n");
+    s.write("loop.jq", "def f: f; f\n");
+    let mut args = BUILD.to_vec();
+    args.extend(["--filter", "loop.jq", "--timeout", "1"]);
+    assert_run(
+        &s.run(&args),
+        2,
+        "kbidx: loop.jq: the extraction program ran for more than 1 s and was stopped \
+         (nothing was written; raise `build_timeout` in kbidx.toml or --timeout if the \
+         knowledge base really needs longer)\n",
+    );
+    assert_eq!(s.read("out/index.toon"), b"old\n");
+}
+
 /// Writes a ~100 MB knowledge file and reports kbidx's peak RSS (`/usr/bin/time -f %M`).
 #[test]
 #[ignore = "writes a 100 MB file; run with `cargo test --release -- --ignored`"]

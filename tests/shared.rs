@@ -11,10 +11,10 @@
 
 use std::path::{Path, PathBuf};
 
+use kbidx::build::{self, BuildOptions};
 use kbidx::eval::{self, Method, Mode};
-use kbidx::matcher::{Matcher, Query, Scoring};
-use kbidx::model::Index;
-use kbidx::pipeline::{self, BuildOptions};
+use kbidx::index::model::Index;
+use kbidx::search::{Matcher, Query, Scoring};
 
 /// `../shared`, or `None` (with a message) when it is missing.
 fn shared() -> Option<PathBuf> {
@@ -36,7 +36,7 @@ fn build(shared: &Path, corpus: &str) -> Index {
         strict: false,
         terms: kbidx::config::DEFAULT_TERMS,
     };
-    pipeline::build(&options)
+    build::build(&options)
         .unwrap_or_else(|e| panic!("{corpus}: {e}"))
         .index
 }

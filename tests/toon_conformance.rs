@@ -7,12 +7,12 @@
 //!
 //! * **encode / quoting** — every string value that a fixture encodes as a root primitive, an
 //!   object field value (`key: value`), an inline array value or a tabular cell is checked
-//!   against `kbidx::toon::quote(value, delimiter)` with the relevant delimiter (§11.1: the
+//!   against `kbidx::index::toon::quote(value, delimiter)` with the relevant delimiter (§11.1: the
 //!   document delimiter for root and field values, the active one for inline values and cells).
 //!   Applies to fixtures whose input is a string, or an object/array whose values are
 //!   primitives, primitive arrays or flat tabular arrays (layouts kbidx's quoting is used in).
 //! * **encode / whole document** — fixtures whose input is exactly `{key: [objects with three
-//!   string fields]}` with default options go through `kbidx::toon::encode` (fields mapped to
+//!   string fields]}` with default options go through `kbidx::index::toon::encode` (fields mapped to
 //!   reference/title/hints); rows must be byte-identical, the header identical up to the
 //!   renamed key and columns, and the text equal up to kbidx's one final newline (README).
 //!   (The v4.0 fixture set has no case of that shape, so this applies to none today; every
@@ -20,7 +20,7 @@
 //! * **decode / tabular** — fixtures whose input is one tabular array under one key (or at the
 //!   root) with at least two flat columns: the key and column names are rewritten to
 //!   `sections` / `reference,hints,title,c3…` (bracket segment, delimiter and rows untouched)
-//!   and fed to `kbidx::toon::decode`. Strings must decode to the same strings; kbidx keeps
+//!   and fed to `kbidx::index::toon::decode`. Strings must decode to the same strings; kbidx keeps
 //!   numbers, booleans and null as their text, so a non-string cell must be text that denotes
 //!   the expected value. `shouldError` fixtures must fail (kbidx is always strict).
 //! * **decode / embedded primitives** — root primitive tokens, and single-key `key: value` /
@@ -38,8 +38,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kbidx::model::{Entry, Index};
-use kbidx::toon;
+use kbidx::index::model::{Entry, Index};
+use kbidx::index::toon;
 use serde_json::{Map, Value};
 
 fn fixtures_dir() -> PathBuf {

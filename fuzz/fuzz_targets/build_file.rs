@@ -1,4 +1,4 @@
-//! Arbitrary bytes as one knowledge file: `knowledge::parse_json` then the built-in extraction
+//! Arbitrary bytes as one knowledge file: `knowledge::parse` then the built-in extraction
 //! program must return Ok or Err, never panic; every entry it yields must survive
 //! `toon::encode` → `toon::decode`.
 #![no_main]
@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use kbidx::extract::{Extractor, Record};
-use kbidx::model::Index;
+use kbidx::build::extract::{Extractor, Record};
+use kbidx::index::model::Index;
 use libfuzzer_sys::fuzz_target;
 
 fn extractor() -> &'static Extractor {
@@ -17,10 +17,10 @@ fn extractor() -> &'static Extractor {
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("knowledge/a.json");
-    let Ok(doc) = kbidx::knowledge::parse_json(path, data) else {
+    let Ok(doc) = kbidx::knowledge::parse(path, data) else {
         return;
     };
-    let Ok(records) = extractor().run("a.json", path, doc) else {
+    let Ok(records) = extractor().run("a.json", path, doc.to_jaq()) else {
         return;
     };
     let index = Index {
@@ -32,8 +32,8 @@ fuzz_target!(|data: &[u8]| {
             })
             .collect(),
     };
-    let text = kbidx::toon::encode(&index);
-    let back = kbidx::toon::decode(Path::new("index.toon"), &text)
+    let text = kbidx::index::toon::encode(&index);
+    let back = kbidx::index::toon::decode(Path::new("index.toon"), &text)
         .expect("kbidx's own encoding must decode");
     assert_eq!(back, index, "encode/decode round trip changed the index");
 });

@@ -10,9 +10,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(index) = kbidx::toon::decode(Path::new("index.toon"), text) {
-        let again = kbidx::toon::encode(&index);
-        let back = kbidx::toon::decode(Path::new("index.toon"), &again)
+    if let Ok(index) = kbidx::index::toon::decode(Path::new("index.toon"), text) {
+        let again = kbidx::index::toon::encode(&index);
+        let back = kbidx::index::toon::decode(Path::new("index.toon"), &again)
             .expect("kbidx's own encoding must decode");
         assert_eq!(back, index, "encode/decode round trip changed the index");
     }

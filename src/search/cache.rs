@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::Result;
-use crate::index_file::IndexFile;
-use crate::matcher::{Matcher, WordIndex, text_hash};
+use crate::index::file::IndexFile;
+use crate::search::{Matcher, WordIndex, text_hash};
 
 /// Entries kept in the cache directory (the least recently written go first).
 pub const KEEP: usize = 32;
@@ -123,7 +123,7 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matcher::{Level, Query, Scoring};
+    use crate::search::{Level, Query, Scoring};
 
     fn io<T>(r: std::io::Result<T>) -> Result<T> {
         r.map_err(|e| crate::Error::io("<tmp>", "test", e))

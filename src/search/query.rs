@@ -8,9 +8,9 @@
 
 use serde::Deserialize;
 
-use super::normalize::normalize;
-use super::tokenize;
 use crate::error::{Error, Result};
+use crate::text::normalize::normalize;
+use crate::text::tokenize;
 
 /// How specific a keyword is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -104,8 +104,7 @@ impl Query {
 
     /// A query from a plain question (Japanese or English).
     pub fn from_question(question: &str) -> Result<Self> {
-        let words = tokenize::question_keywords(question)
-            .map_err(|e| Error::Usage(format!("tokenizer: {e}")))?;
+        let words = tokenize::question_keywords(question)?;
         let mut query = Self {
             question: Some(question.to_owned()),
             keywords: Vec::new(),

@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use crate::matcher::normalize::normalize;
-use crate::matcher::tokenize::{self, Pos};
+use crate::text::normalize::normalize;
+use crate::text::tokenize::{self, Pos};
 
 /// Characters of a section's text that are tokenised (bounds time and memory
 /// on very large sections; the start of a section is its most telling part).

@@ -13,10 +13,10 @@ use jaq_core::{Compiler, Ctx, Vars, data};
 use jaq_json::Val;
 
 use crate::error::{Error, Result};
-use crate::model::Entry;
+use crate::index::model::Entry;
 
 /// The default extraction program, `src/extract.jq`.
-pub const DEFAULT_PROGRAM: &str = include_str!("extract.jq");
+pub const DEFAULT_PROGRAM: &str = include_str!("../extract.jq");
 
 /// The name the default program is reported under in error messages.
 pub const DEFAULT_PROGRAM_PATH: &str = "src/extract.jq";
@@ -275,9 +275,9 @@ mod tests {
 
     fn run(program: &str, doc: &str) -> std::result::Result<Vec<Record>, String> {
         let ex = Extractor::new(program, Path::new("p.jq")).map_err(|e| e.to_string())?;
-        let doc = crate::knowledge::parse_json(Path::new("k/a.json"), doc.as_bytes())
+        let doc = crate::knowledge::parse(Path::new("k/a.json"), doc.as_bytes())
             .map_err(|e| e.to_string())?;
-        ex.run("a.json", Path::new("k/a.json"), doc)
+        ex.run("a.json", Path::new("k/a.json"), doc.to_jaq())
             .map_err(|e| e.to_string())
     }
 

@@ -8,30 +8,20 @@
 //! parts), scans the text once, and ranks rows with the chosen [`Scoring`].
 //! Ties break on index order (file path, then section order in the file).
 
-mod haystack;
-mod hierarchy;
-pub mod normalize;
-pub mod query;
-mod score;
-pub mod tokenize;
-mod words;
-
-pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy, SearchMode};
-pub use query::{Keyword, Level, Query};
-pub use score::{Field, Hit, Match, Outcome, Scoring};
-pub use words::{WordIndex, text_hash};
-
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
+use super::haystack::{self, Chunk, RowMasks};
+use super::hierarchy::Files;
+use super::score;
+use super::words::{self, WordIndex};
+use super::{Hierarchy, Outcome, Query, Scoring};
 use crate::error::Result;
-use crate::model::{EntryRef, Index};
-use crate::toon::{self, Table};
-use haystack::{Chunk, RowMasks};
-use hierarchy::Files;
+use crate::index::model::{EntryRef, Index};
+use crate::index::toon::{self, Table};
 
 /// Indexes with fewer rows than this are searched on one thread.
 const PARALLEL_MIN_ROWS: usize = 4096;
@@ -40,7 +30,7 @@ const MAX_THREADS: usize = 4;
 
 /// `f` over every item, the first on this thread and each other one on its own
 /// thread; results in item order.
-fn in_parallel<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
+pub(crate) fn in_parallel<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
     match items {
         [] => Vec::new(),
         [one] => vec![f(one)],
@@ -247,7 +237,8 @@ impl<'a> Matcher<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Entry;
+    use crate::index::model::Entry;
+    use crate::search::Level;
 
     fn index(rows: &[(&str, &str, &str)]) -> Index {
         Index {

@@ -13,8 +13,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use super::haystack::RowMasks;
 use super::hierarchy::{Files, Hierarchy, SearchMode};
 use super::query::{Keyword, Level, Query};
-use super::tokenize;
-use crate::model::EntryRef;
+use crate::index::model::EntryRef;
+use crate::text::tokenize;
 
 /// Which scoring method to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

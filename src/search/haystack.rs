@@ -21,10 +21,10 @@ use std::path::Path;
 
 use aho_corasick::AhoCorasick;
 
-use super::normalize::{is_folded, normalize};
 use super::score::{Field, match_bit};
 use crate::error::Result;
-use crate::toon::Table;
+use crate::index::toon::Table;
+use crate::text::normalize::{is_folded, normalize};
 
 /// Folded copies of the cells of a run of rows that cannot be scanned in place.
 #[derive(Debug, Default)]
@@ -209,7 +209,7 @@ pub(super) fn scan_all(
     automaton: &AhoCorasick,
     n_pat: usize,
 ) -> RowMasks {
-    let parts = super::in_parallel(chunks, |c| scan(text, table, c, automaton, n_pat));
+    let parts = super::matcher::in_parallel(chunks, |c| scan(text, table, c, automaton, n_pat));
     let mut all = RowMasks::new();
     for part in parts {
         all.append(part);
@@ -405,7 +405,7 @@ mod tests {
     #[test]
     fn only_cells_that_need_it_are_folded() -> Result<()> {
         let text = "sections[3]{reference,title,hints}:\n  a.json#x,Ａ / One,hint\n  a.json#y,File / Two,\"quoted, \\\"escaped\\\"\"\n  b.json#z,plain,ﾍﾟｰｼﾞ  x\n";
-        let table = crate::toon::locate(Path::new("i.toon"), text)?;
+        let table = crate::index::toon::locate(Path::new("i.toon"), text)?;
         let chunk = fold(Path::new("i.toon"), text, &table, 0..3)?;
         assert_eq!(chunk.side.text, "a\none\nquoted, \"escaped\"\nページ x\n");
         assert_eq!(chunk.side.rows, vec![0, 0, 1, 2]);

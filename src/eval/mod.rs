@@ -11,12 +11,12 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bm25::Bm25Index;
 use crate::error::{Error, Result};
-use crate::fallback::{self, Corpus};
-use crate::matcher::query::LevelledKeywords;
-use crate::matcher::{Hierarchy, Level, Matcher, Query, Scoring};
-use crate::model::Index;
+use crate::index::model::Index;
+use crate::search::bm25::Bm25Index;
+use crate::search::fallback::{self, Corpus};
+use crate::search::query::LevelledKeywords;
+use crate::search::{Hierarchy, Level, Matcher, Query, Scoring};
 
 /// One line of an eval file.
 #[derive(Debug, Clone, Deserialize)]

@@ -9,9 +9,9 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::fallback;
-use crate::matcher::{Level, Matcher, Outcome, Query, Scoring};
-use crate::toon::quote;
+use crate::index::toon::quote;
+use crate::search::fallback;
+use crate::search::{Level, Matcher, Outcome, Query, Scoring};
 
 /// Output format of `kbidx search`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -147,8 +147,8 @@ pub struct MatchedRow {
     pub partial: Option<Vec<String>>,
 }
 
-impl From<&crate::matcher::Match> for MatchedRow {
-    fn from(m: &crate::matcher::Match) -> Self {
+impl From<&crate::search::Match> for MatchedRow {
+    fn from(m: &crate::search::Match) -> Self {
         Self {
             keyword: m.keyword.clone(),
             level: m.level.as_str(),

@@ -19,11 +19,12 @@ use std::path::Path;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-use crate::content::Sections;
-use crate::matcher::normalize::normalize;
-use crate::matcher::tokenize;
-use crate::matcher::{Level, Matcher, Outcome, Query};
-use crate::model::{EntryRef, split_reference};
+use crate::index::model::{EntryRef, split_reference};
+use crate::knowledge::Root;
+use crate::knowledge::content::Sections;
+use crate::search::{Level, Matcher, Outcome, Query};
+use crate::text::normalize::normalize;
+use crate::text::tokenize;
 
 /// An index hit is confident when its normalised score is at least this.
 pub const CONFIDENT: f64 = 0.3;
@@ -203,8 +204,13 @@ impl Corpus {
                 .iter()
                 .take_while(|e| split_reference(&e.reference).0 == file)
                 .count();
-            let value = read_json(&knowledge.join(file));
-            let sections = value.as_ref().map(Sections::new);
+            // Unreadable files (missing, invalid, or outside the knowledge
+            // directory) give no text: the fallback is best effort.
+            let document = Root::new(knowledge)
+                .resolve(file, file)
+                .and_then(|path| crate::knowledge::read(&path))
+                .ok();
+            let sections = document.as_ref().map(|d| Sections::new(d.value()));
             for e in &entries[i..end] {
                 let id = split_reference(&e.reference).1;
                 let body = sections.as_ref().and_then(|s| s.text(id));
@@ -447,13 +453,6 @@ impl Doc {
             body,
         }
     }
-}
-
-/// Reads and parses a knowledge file; `None` when it cannot be read or parsed.
-fn read_json(path: &Path) -> Option<serde_json::Value> {
-    let bytes = std::fs::read(path).ok()?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    serde_json::from_slice(bytes).ok()
 }
 
 /// Whether a normalised keyword is searched in the text: long enough and not a stop word.
@@ -770,7 +769,7 @@ mod tests {
 
     #[test]
     fn needed_only_when_unsure_and_there_is_room() {
-        use crate::matcher::Hit;
+        use crate::search::Hit;
         let outcome = |scores: &[f64]| Outcome {
             hits: scores
                 .iter()

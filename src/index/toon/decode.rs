@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use std::borrow::Cow;
 
-use crate::model::{EntryRef, Index};
+use crate::index::model::{EntryRef, Index};
 
 /// Decodes `text`, the contents of the index file `path`.
 pub fn decode(path: &Path, text: &str) -> Result<Index> {

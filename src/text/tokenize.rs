@@ -13,7 +13,7 @@ use lindera::mode::Mode;
 use lindera::segmenter::Segmenter;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::matcher::normalize::normalize;
+use crate::text::normalize::normalize;
 
 /// Part-of-speech class, coarse, from IPADIC's first POS field.
 ///
@@ -95,11 +95,11 @@ const EN_STOP_WORDS: &[&str] = &[
 /// tokens; offsets are byte offsets into `text`. The dictionary is loaded on
 /// the first call (well under a millisecond); an `Err` only reports a broken
 /// embedded dictionary.
-pub fn tokenize(text: &str) -> Result<Vec<Token>, String> {
+pub fn tokenize(text: &str) -> crate::Result<Vec<Token>> {
     let segmenter = segmenter()?;
     let mut raw = segmenter
         .segment(Cow::Borrowed(text))
-        .map_err(|e| format!("Japanese tokenizer failed: {e}"))?;
+        .map_err(|e| crate::Error::Tokenizer(format!("Japanese tokenizer failed: {e}")))?;
     let mut tokens = Vec::with_capacity(raw.len());
     for t in &mut raw {
         let surface = t.surface.to_string();
@@ -158,7 +158,7 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, String> {
 /// - dropped: particles, auxiliaries, symbols, adverbs, pronouns, formal nouns,
 ///   single kana, and the generic words in `JA_STOP_WORDS` / `EN_STOP_WORDS`
 ///   (a stop word at either end of a noun run is also trimmed off the whole).
-pub fn question_keywords(text: &str) -> Result<Vec<String>, String> {
+pub fn question_keywords(text: &str) -> crate::Result<Vec<String>> {
     let units = question_units(text)?;
     let mut out = Keywords::default();
     let mut run: Vec<&Unit> = Vec::new();
@@ -187,7 +187,7 @@ pub fn question_keywords(text: &str) -> Result<Vec<String>, String> {
 /// and 楽観的ロック both give 楽観 and ロック. Suffixes/prefixes (的, 化, 再),
 /// pronouns, formal nouns, single kana and `JA_STOP_WORDS` are left out;
 /// Latin words come as lindera groups them (no camelCase split, lowercase input).
-pub fn parts(text: &str) -> Result<Vec<String>, String> {
+pub fn parts(text: &str) -> crate::Result<Vec<String>> {
     let mut out = Keywords::default();
     for token in tokenize(text)? {
         if token.pos == Pos::Noun && standalone_noun(&token.surface, &token.subclass) {
@@ -201,12 +201,12 @@ pub fn parts(text: &str) -> Result<Vec<String>, String> {
 // Dictionary loading
 
 /// The segmenter over the embedded IPADIC, built on first use.
-fn segmenter() -> Result<&'static Segmenter, String> {
+fn segmenter() -> crate::Result<&'static Segmenter> {
     static SEGMENTER: OnceLock<Result<Segmenter, String>> = OnceLock::new();
     SEGMENTER
         .get_or_init(|| load_dictionary().map(|d| Segmenter::new(Mode::Normal, d, None)))
         .as_ref()
-        .map_err(Clone::clone)
+        .map_err(|e| crate::Error::Tokenizer(e.clone()))
 }
 
 /// Loads lindera's own embedded IPADIC (`download-ipadic` feature).
@@ -348,7 +348,7 @@ fn is_connector(c: char) -> bool {
 }
 
 /// Splits raw `text` into Latin words and IPADIC morphemes, in order.
-fn question_units(text: &str) -> Result<Vec<Unit>, String> {
+fn question_units(text: &str) -> crate::Result<Vec<Unit>> {
     // NFKC first (full-width ＵｎｉｖｅｒｓａｌＤａｏ → UniversalDao), keeping case.
     let nfkc: String = text.nfkc().collect();
     let chars: Vec<(usize, char)> = nfkc.char_indices().collect();
@@ -427,7 +427,7 @@ fn split_identifier(word: &str) -> Vec<&str> {
 }
 
 /// Tokenizes a non-Latin segment of the question and appends its units.
-fn japanese_units(segment: &str, units: &mut Vec<Unit>) -> Result<(), String> {
+fn japanese_units(segment: &str, units: &mut Vec<Unit>) -> crate::Result<()> {
     let normalised = normalize(segment);
     if normalised.is_empty() {
         return Ok(());

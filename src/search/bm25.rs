@@ -10,12 +10,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::content::Library;
-use crate::error::{Error, Result};
-use crate::matcher::Query;
-use crate::matcher::normalize::normalize;
-use crate::matcher::tokenize::{Pos, tokenize};
-use crate::model::Index;
+use crate::error::Result;
+use crate::index::model::Index;
+use crate::knowledge::content::Library;
+use crate::search::Query;
+use crate::text::normalize::normalize;
+use crate::text::tokenize::{Pos, tokenize};
 
 /// Term-frequency saturation.
 const K1: f64 = 1.2;
@@ -124,7 +124,7 @@ impl Bm25Index {
 /// form; particles, auxiliaries, symbols, adverbs, affixes, other classes and
 /// single kana are dropped. Latin words come lowercased (by `normalize`).
 pub fn terms(text: &str) -> Result<Vec<String>> {
-    let tokens = tokenize(&normalize(text)).map_err(|e| Error::Usage(format!("tokenizer: {e}")))?;
+    let tokens = tokenize(&normalize(text))?;
     Ok(tokens
         .into_iter()
         .filter_map(|t| {
@@ -145,7 +145,7 @@ pub fn terms(text: &str) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matcher::Level;
+    use crate::search::Level;
 
     fn query(words: &[&str]) -> Query {
         let mut q = Query::default();

@@ -22,7 +22,7 @@ pub const FIELDS: [&str; 3] = ["reference", "title", "hints"];
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Entry, Index};
+    use crate::index::model::{Entry, Index};
     use std::path::Path;
 
     fn entry(reference: &str, title: &str, hints: &str) -> Entry {

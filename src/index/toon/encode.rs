@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{Entry, Index};
+use crate::index::model::{Entry, Index};
 
 /// Encodes `index` as `sections[N]{reference,title,hints}:` (plus a `terms`
 /// column when any entry has derived terms) and one row per entry, each line

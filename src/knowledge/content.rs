@@ -12,20 +12,22 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::split_reference;
+use crate::index::model::split_reference;
+use crate::knowledge::{Document, Root};
 
-/// Reads sections from a knowledge directory, caching parsed files.
+/// Reads sections from a knowledge directory, caching parsed files. Only
+/// files inside the directory are opened (see [`Root::resolve`]).
 #[derive(Debug)]
 pub struct Library {
-    root: PathBuf,
-    files: HashMap<String, Value>,
+    root: Root,
+    files: HashMap<String, Document>,
 }
 
 impl Library {
     /// A library over the knowledge directory `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self {
-            root: root.into(),
+            root: Root::new(root),
             files: HashMap::new(),
         }
     }
@@ -33,16 +35,12 @@ impl Library {
     /// The text of the section `reference` (`path#section`).
     pub fn section(&mut self, reference: &str) -> Result<String> {
         let (file, section) = split_reference(reference);
-        let path = self.root.join(file);
+        let path = self.root.resolve(reference, file)?;
         if !self.files.contains_key(file) {
-            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "cannot read", e))?;
-            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-            let text = String::from_utf8_lossy(bytes);
-            let value: Value = serde_json::from_str(&text)
-                .map_err(|e| Error::json(&path, &text, "invalid JSON", &e))?;
-            self.files.insert(file.to_owned(), value);
+            self.files
+                .insert(file.to_owned(), crate::knowledge::read(&path)?);
         }
-        let doc = &self.files[file];
+        let doc = self.files[file].value();
         section_text(doc, section).ok_or_else(|| {
             Error::data(
                 &path,

@@ -1,6 +1,6 @@
 //! The word index: every distinct word of the index's searchable cells, with
 //! the rows (and fields) it occurs in, serialised as one byte buffer that the
-//! search cache (`crate::cache`) stores and maps back.
+//! search cache (`crate::search::cache`) stores and maps back.
 //!
 //! It gives a search exactly the matches of the full scan (`haystack`) at a
 //! cost that grows with the number of distinct words and of matching rows, not
@@ -28,11 +28,11 @@ use aho_corasick::AhoCorasick;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
 use super::haystack::{RowMasks, in_place, searchable, split_title};
-use super::normalize::normalize;
 use super::score::{FIELDS, Field, match_kind};
 use crate::error::{Error, Result};
-use crate::index_file::IndexFile;
-use crate::toon::Table;
+use crate::index::file::IndexFile;
+use crate::index::toon::Table;
+use crate::text::normalize::normalize;
 
 const MAGIC: &[u8; 8] = b"KBIDXWI\0";
 /// Bumped whenever the layout or the folding/splitting rules change.
@@ -429,7 +429,7 @@ impl WordIndex {
         } else {
             vec![(0, self.words)]
         };
-        let found: Vec<(u32, u32, u16)> = super::in_parallel(&halves, |&(first, last)| {
+        let found: Vec<(u32, u32, u16)> = super::matcher::in_parallel(&halves, |&(first, last)| {
             self.scan_words(automaton, first, last)
         })
         .concat();
@@ -490,7 +490,7 @@ mod tests {
     use super::*;
 
     fn built(text: &str) -> Result<WordIndex> {
-        let table = crate::toon::locate(Path::new("i.toon"), text)?;
+        let table = crate::index::toon::locate(Path::new("i.toon"), text)?;
         WordIndex::build(Path::new("i.toon"), text, &table, text_hash(text))
     }
 

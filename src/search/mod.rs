@@ -1,0 +1,24 @@
+//! The search stage: a query against a prepared index, ranked.
+//!
+//! `query` turns keywords or a question into a [`Query`]; `matcher` prepares
+//! the index (row positions, folded cells or the cached word index) and scores
+//! rows with `score` (and `hierarchy`, the two-pass file → section blend);
+//! `fallback` scores section text when the index pass is unsure; `cache`
+//! keeps word indexes between processes; `bm25` is the reference method that
+//! `kbidx eval --scoring bm25` compares against.
+
+pub mod bm25;
+pub mod cache;
+pub mod fallback;
+mod haystack;
+mod hierarchy;
+mod matcher;
+pub mod query;
+mod score;
+mod words;
+
+pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy, SearchMode};
+pub use matcher::Matcher;
+pub use query::{Keyword, Level, Query};
+pub use score::{Field, Hit, Match, Outcome, Scoring};
+pub use words::{WordIndex, text_hash};
