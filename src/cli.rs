@@ -22,7 +22,7 @@ use crate::output::{Format, Report};
 use crate::search::cache::Cache;
 use crate::search::fallback;
 use crate::search::query::LevelledKeywords;
-use crate::search::{Hierarchy, Matcher, Query, Scoring};
+use crate::search::{self, Hierarchy, Matcher, Query, Scoring, Searcher};
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
 ///
@@ -299,7 +299,15 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                     Some(Err(panic)) => std::panic::resume_unwind(panic),
                     None => return Err(Error::data(&index, "cannot read index")),
                 };
-                run_search(&options, matcher.with_hierarchy(options.hierarchy), out)
+                let searcher = Searcher::new(
+                    matcher,
+                    search::Settings {
+                        hierarchy: options.hierarchy,
+                        fallback: options.fallback,
+                    },
+                    Some(options.knowledge.clone()),
+                );
+                run_search(&options, &searcher, out)
             })
         }
         Command::Eval(args) => run_eval(&config, args, out),
@@ -467,25 +475,16 @@ fn prepare_index<'a>(path: &Path, bytes: &'a [u8], cache: Option<&Cache>) -> Res
     }
 }
 
-fn run_search(options: &SearchOptions, matcher: Matcher<'_>, out: &mut dyn Write) -> Result<u8> {
-    let outcome = matcher.search(
+fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Write) -> Result<u8> {
+    let ranking = searcher.search(
         &options.query,
         options.scoring,
         options.top,
         options.min_score,
     );
-    let mut report = Report::new(&matcher, &options.query, options.scoring, &outcome);
-    if options.scoring == Scoring::Default {
-        let pass = fallback::run(
-            options.fallback,
-            &outcome,
-            &options.query,
-            &matcher,
-            &options.knowledge,
-            options.top,
-        );
-        report.apply_fallback(&matcher, &outcome, &pass, options.top);
-    }
+    let matcher = searcher.matcher();
+    let mut report = Report::new(matcher, &options.query, options.scoring, &ranking.outcome);
+    report.apply_fallback(matcher, &ranking, options.top);
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
         report.attach_content(|r| library.section(r), options.max_chars)?;

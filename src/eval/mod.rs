@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::index::model::Index;
+pub use crate::search::Settings;
 use crate::search::bm25::Bm25Index;
-use crate::search::fallback::{self, Corpus};
+use crate::search::fallback;
 use crate::search::query::LevelledKeywords;
-use crate::search::{Hierarchy, Level, Matcher, Query, Scoring};
+use crate::search::{Level, Matcher, Query, Scoring, Searcher};
 
 /// One line of an eval file.
 #[derive(Debug, Clone, Deserialize)]
@@ -194,19 +195,11 @@ pub fn evaluate(
     evaluate_full(index, None, cases, modes, methods, top, settings)
 }
 
-/// Search settings beyond the scoring method, as `kbidx search` takes them.
-#[derive(Debug, Clone, Copy)]
-pub struct Settings {
-    /// Two-pass file → section search, when on.
-    pub hierarchy: Option<Hierarchy>,
-    /// The full-text fallback.
-    pub fallback: fallback::Settings,
-}
-
 /// [`evaluate`] with the knowledge directory `index` was built from (required
 /// for [`Method::Bm25`], which indexes the section text once, up front) and
-/// the search settings: the two-pass search and the full-text fallback as
-/// `kbidx search` runs them (the fallback needs `knowledge`, else it is skipped).
+/// the search settings. The default and seed methods run through the same
+/// [`Searcher`] as `kbidx search` (the fallback needs `knowledge`, else it is
+/// skipped).
 pub fn evaluate_full(
     index: &Index,
     knowledge: Option<&Path>,
@@ -216,22 +209,11 @@ pub fn evaluate_full(
     top: usize,
     settings: Settings,
 ) -> Result<Vec<Run>> {
-    let Settings {
-        hierarchy,
-        fallback,
-    } = settings;
     // Many queries over one index: the word index (as the search cache holds
     // it) pays for itself after a few, and answers exactly as the scan.
     let mut matcher = Matcher::new(index)?;
     matcher.build_words(0)?;
-    let matcher = matcher.with_hierarchy(hierarchy);
-    // The section text, read once, when the fallback may run.
-    let corpus = match knowledge {
-        Some(dir) if fallback.enabled && methods.contains(&Method::Default) && dir.is_dir() => {
-            Some(Corpus::load(&matcher.entries(), dir))
-        }
-        _ => None,
-    };
+    let searcher = Searcher::new(matcher, settings, knowledge.map(Path::to_path_buf));
     let bm25 = if methods.contains(&Method::Bm25) {
         let dir = knowledge.ok_or_else(|| {
             Error::Usage("--scoring bm25 needs the knowledge directory (section text)".into())
@@ -256,29 +238,9 @@ pub fn evaluate_full(
             for (case, query) in &queries {
                 let rows: Vec<usize> = match (method, &bm25) {
                     (Method::Default, _) => {
-                        let outcome = matcher.search(query, Scoring::Default, top, None);
-                        let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
-                        match &corpus {
-                            Some(corpus) if fallback.needed(&outcome, top) => {
-                                let found: Vec<usize> =
-                                    corpus.search(query, top).iter().map(|h| h.row).collect();
-                                fallback::merge(&index_rows, &found, top)
-                                    .into_iter()
-                                    .map(|s| match s {
-                                        fallback::Source::Index(i) => index_rows[i],
-                                        fallback::Source::Fulltext(i) => found[i],
-                                    })
-                                    .collect()
-                            }
-                            _ => index_rows,
-                        }
+                        searcher.search(query, Scoring::Default, top, None).rows()
                     }
-                    (Method::Seed, _) => matcher
-                        .search(query, Scoring::Seed, top, None)
-                        .hits
-                        .iter()
-                        .map(|h| h.row)
-                        .collect(),
+                    (Method::Seed, _) => searcher.search(query, Scoring::Seed, top, None).rows(),
                     (Method::Bm25, Some(bm25)) => bm25
                         .search(query, top)?
                         .into_iter()
@@ -313,7 +275,7 @@ pub fn evaluate_full(
             runs.push(Run {
                 mode,
                 method,
-                fallback: method == Method::Default && corpus.is_some(),
+                fallback: method == Method::Default && searcher.fallback_possible(Scoring::Default),
                 metrics: metrics(&results),
                 cases: results,
             });

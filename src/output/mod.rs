@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::index::toon::quote;
 use crate::search::fallback;
-use crate::search::{Level, Matcher, Outcome, Query, Scoring};
+use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring};
 
 /// Output format of `kbidx search`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -217,15 +217,10 @@ impl Report {
         }
     }
 
-    /// Merges the fallback's hits (`pass`) into the results of the index
-    /// pass's `outcome` (see [`fallback::merge`]) and renumbers the ranks.
-    pub fn apply_fallback(
-        &mut self,
-        entries: &Matcher<'_>,
-        outcome: &Outcome,
-        pass: &fallback::Pass,
-        top: usize,
-    ) {
+    /// Merges the fallback's hits into the index pass's results in the
+    /// ranking's final order (see [`fallback::merge`]) and renumbers the ranks.
+    pub fn apply_fallback(&mut self, entries: &Matcher<'_>, ranking: &Ranking, top: usize) {
+        let (outcome, pass) = (&ranking.outcome, &ranking.pass);
         self.fallback = pass.status.as_str();
         self.fallback_note = match pass.status {
             fallback::Status::Off => String::new(),
@@ -246,14 +241,11 @@ impl Report {
         if pass.hits.is_empty() {
             return;
         }
-        let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
-        let fulltext_rows: Vec<usize> = pass.hits.iter().map(|h| h.row).collect();
-        let order = fallback::merge(&index_rows, &fulltext_rows, top);
         let mut index_results: Vec<Option<ResultRow>> = std::mem::take(&mut self.results)
             .into_iter()
             .map(Some)
             .collect();
-        for (i, source) in order.into_iter().enumerate() {
+        for (i, &source) in ranking.order.iter().enumerate() {
             let row = match source {
                 fallback::Source::Index(k) => index_results[k].take(),
                 fallback::Source::Fulltext(k) => {

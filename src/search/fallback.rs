@@ -22,7 +22,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use crate::index::model::{EntryRef, split_reference};
 use crate::knowledge::Root;
 use crate::knowledge::content::Sections;
-use crate::search::{Level, Matcher, Outcome, Query};
+use crate::search::{Level, Outcome, Query};
 use crate::text::normalize::normalize;
 use crate::text::tokenize;
 
@@ -561,42 +561,6 @@ pub struct Pass {
     pub hits: Vec<FulltextHit>,
     /// Sections whose text could not be read (when it ran).
     pub unreadable: usize,
-}
-
-/// Runs the fallback for `query` if `settings` and the index pass's `outcome`
-/// call for it and the knowledge directory exists (else it is skipped, and
-/// the [`Status`] says why).
-pub fn run(
-    settings: Settings,
-    outcome: &Outcome,
-    query: &Query,
-    matcher: &Matcher<'_>,
-    knowledge: &Path,
-    top: usize,
-) -> Pass {
-    let mut pass = Pass {
-        status: Status::Off,
-        confident: confident(outcome),
-        min: settings.min,
-        hits: Vec::new(),
-        unreadable: 0,
-    };
-    if !settings.enabled {
-        return pass;
-    }
-    if !settings.needed(outcome, top) {
-        pass.status = Status::NotNeeded;
-        return pass;
-    }
-    if !knowledge.is_dir() {
-        pass.status = Status::NoKnowledge;
-        return pass;
-    }
-    let corpus = Corpus::load(&matcher.entries(), knowledge);
-    pass.status = Status::Ran;
-    pass.hits = corpus.search(query, top);
-    pass.unreadable = corpus.unreadable;
-    pass
 }
 
 /// Where a result comes from.

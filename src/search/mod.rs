@@ -1,5 +1,6 @@
 //! The search stage: a query against a prepared index, ranked.
 //!
+//! [`Searcher`] is the one path `kbidx search` and `kbidx eval` share.
 //! `query` turns keywords or a question into a [`Query`]; `matcher` prepares
 //! the index (row positions, folded cells or the cached word index) and scores
 //! rows with `score` (and `hierarchy`, the two-pass file → section blend);
@@ -15,10 +16,12 @@ mod hierarchy;
 mod matcher;
 pub mod query;
 mod score;
+mod searcher;
 mod words;
 
 pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy, SearchMode};
 pub use matcher::Matcher;
 pub use query::{Keyword, Level, Query};
 pub use score::{Field, Hit, Match, Outcome, Scoring};
+pub use searcher::{Ranking, Searcher, Settings};
 pub use words::{WordIndex, text_hash};
