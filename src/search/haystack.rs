@@ -21,7 +21,7 @@ use std::path::Path;
 
 use aho_corasick::AhoCorasick;
 
-use super::score::{Field, match_bit};
+use super::fields::{Field, RowMasks, match_bit};
 use crate::error::Result;
 use crate::index::toon::Table;
 use crate::text::normalize::{is_folded, normalize};
@@ -146,60 +146,6 @@ fn spans(text: &str, table: &Table, row: usize, out: &mut Vec<(usize, usize, Fie
     }
 }
 
-/// For each row with at least one match: the fields each pattern matched in.
-#[derive(Debug, Default)]
-pub(super) struct RowMasks {
-    /// Matching rows, in index order.
-    pub(super) rows: Vec<usize>,
-    /// Whether each of those rows has hints.
-    pub(super) curated: Vec<bool>,
-    /// `items[ends[i]..ends[i + 1]]` are row `rows[i]`'s (pattern, field mask) pairs.
-    pub(super) ends: Vec<usize>,
-    /// (pattern, field mask): low [`FIELDS`](super::score::FIELDS) bits
-    /// whole-word matches, the next ones word prefixes.
-    pub(super) items: Vec<(u32, u16)>,
-}
-
-impl RowMasks {
-    /// The (pattern, mask) pairs of the `i`-th matching row.
-    pub(super) fn row(&self, i: usize) -> &[(u32, u16)] {
-        &self.items[self.ends[i]..self.ends[i + 1]]
-    }
-
-    pub(super) fn new() -> Self {
-        Self {
-            ends: vec![0],
-            ..Self::default()
-        }
-    }
-
-    /// Appends `row` with the pairs gathered in `scratch` (at the `touched` patterns).
-    pub(super) fn push(
-        &mut self,
-        row: usize,
-        curated: bool,
-        touched: &mut Vec<usize>,
-        scratch: &mut [u16],
-    ) {
-        for p in touched.drain(..) {
-            self.items.push((p as u32, scratch[p]));
-            scratch[p] = 0;
-        }
-        self.rows.push(row);
-        self.curated.push(curated);
-        self.ends.push(self.items.len());
-    }
-
-    fn append(&mut self, other: Self) {
-        let offset = self.items.len();
-        self.rows.extend(other.rows);
-        self.curated.extend(other.curated);
-        self.ends
-            .extend(other.ends.iter().skip(1).map(|e| e + offset));
-        self.items.extend(other.items);
-    }
-}
-
 /// Scans every chunk (the first on this thread, the others on their own) and
 /// concatenates the results in row order.
 pub(super) fn scan_all(
@@ -209,7 +155,7 @@ pub(super) fn scan_all(
     automaton: &AhoCorasick,
     n_pat: usize,
 ) -> RowMasks {
-    let parts = super::matcher::in_parallel(chunks, |c| scan(text, table, c, automaton, n_pat));
+    let parts = in_parallel(chunks, |c| scan(text, table, c, automaton, n_pat));
     let mut all = RowMasks::new();
     for part in parts {
         all.append(part);
@@ -384,6 +330,29 @@ pub(super) fn split_title(title: &str) -> (&str, &str) {
         from = at + 1;
     }
     ("", title)
+}
+
+/// `f` over every item, the first on this thread and each other one on its own
+/// thread; results in item order.
+pub(crate) fn in_parallel<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    match items {
+        [] => Vec::new(),
+        [one] => vec![f(one)],
+        [first, rest @ ..] => std::thread::scope(|scope| {
+            let f = &f;
+            let handles: Vec<_> = rest.iter().map(|i| scope.spawn(move || f(i))).collect();
+            let mut out = vec![f(first)];
+            for handle in handles {
+                // `f` does not panic on any input; if a thread did, re-raise it here.
+                out.push(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                );
+            }
+            out
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@
 //! mode ran and why. Both passes reuse the scan's (pattern, field) masks, so
 //! the two-pass search costs no second scan.
 
-use super::haystack::RowMasks;
-use super::score::{Plan, Scorer};
+use super::fields::RowMasks;
+use super::score::{Plan, Scorer, SearchMode};
 
 /// Two-pass search settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,31 +63,6 @@ impl Files {
             files.row_file.push(files.count as u32 - 1);
         }
         files
-    }
-}
-
-/// The mode a default-scoring search ran in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SearchMode {
-    /// `true` when pass 2 re-ranked the sections of the best files.
-    pub hierarchical: bool,
-    /// Why, in a few words with the numbers that decided it.
-    pub reason: String,
-}
-
-impl SearchMode {
-    /// Whether scores are blended (0–1) rather than raw section scores.
-    pub fn is_hierarchical(&self) -> bool {
-        self.hierarchical
-    }
-
-    /// `hierarchical` or `flat`.
-    pub fn as_str(&self) -> &'static str {
-        if self.hierarchical {
-            "hierarchical"
-        } else {
-            "flat"
-        }
     }
 }
 

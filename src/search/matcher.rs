@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::haystack::{self, Chunk, RowMasks};
+use super::fields::RowMasks;
+use super::haystack::{self, Chunk, in_parallel};
+use super::hierarchy;
 use super::hierarchy::Files;
 use super::score;
 use super::words::{self, WordIndex};
@@ -27,29 +29,6 @@ use crate::index::toon::{self, Table};
 const PARALLEL_MIN_ROWS: usize = 4096;
 /// At most this many threads search one index.
 const MAX_THREADS: usize = 4;
-
-/// `f` over every item, the first on this thread and each other one on its own
-/// thread; results in item order.
-pub(crate) fn in_parallel<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    match items {
-        [] => Vec::new(),
-        [one] => vec![f(one)],
-        [first, rest @ ..] => std::thread::scope(|scope| {
-            let f = &f;
-            let handles: Vec<_> = rest.iter().map(|i| scope.spawn(move || f(i))).collect();
-            let mut out = vec![f(first)];
-            for handle in handles {
-                // `f` does not panic on any input; if a thread did, re-raise it here.
-                out.push(
-                    handle
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                );
-            }
-            out
-        }),
-    }
-}
 
 /// An index prepared for searching: its text (borrowed, typically mapped from
 /// the file), where each row is, and either the folded copies of the cells
@@ -221,14 +200,29 @@ impl<'a> Matcher<'a> {
         min_score: Option<f64>,
     ) -> Outcome {
         match scoring {
-            Scoring::Default => score::default_scoring(
-                |automaton, patterns| self.masks(automaton, patterns),
-                self.len(),
-                query,
-                (top, min_score),
-                self.hierarchy.as_ref(),
-                self.files.as_ref(),
-            ),
+            Scoring::Default => {
+                // The two-pass blend, when configured: `hierarchy` re-scores
+                // what `score` found; `score` itself knows nothing of it.
+                let blend = match (&self.hierarchy, &self.files) {
+                    (Some(h), Some(files)) => Some(
+                        move |plans: &[score::Plan<'_>],
+                              n_pat: usize,
+                              masks: &RowMasks,
+                              scored: &[(usize, f64)],
+                              ideal: f64| {
+                            hierarchy::blend(h, files, plans, n_pat, masks, scored, ideal)
+                        },
+                    ),
+                    _ => None,
+                };
+                score::default_scoring(
+                    |automaton, patterns| self.masks(automaton, patterns),
+                    self.len(),
+                    query,
+                    (top, min_score),
+                    blend.as_ref().map(|b| b as &score::Blend<'_>),
+                )
+            }
             Scoring::Seed => score::seed_scoring(&self.entries(), query, top, min_score),
         }
     }

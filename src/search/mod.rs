@@ -11,6 +11,7 @@
 pub mod bm25;
 pub mod cache;
 pub mod fallback;
+mod fields;
 mod haystack;
 mod hierarchy;
 mod matcher;
@@ -19,9 +20,10 @@ mod score;
 mod searcher;
 mod words;
 
-pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy, SearchMode};
+pub use fields::Field;
+pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
 pub use matcher::Matcher;
 pub use query::{Keyword, Level, Query};
-pub use score::{Field, Hit, Match, Outcome, Scoring};
+pub use score::{Hit, Match, Outcome, Scoring, SearchMode};
 pub use searcher::{Ranking, Searcher, Settings};
 pub use words::{WordIndex, text_hash};

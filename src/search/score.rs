@@ -10,8 +10,7 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use super::haystack::RowMasks;
-use super::hierarchy::{Files, Hierarchy, SearchMode};
+use super::fields::{FIELDS, Field, RowMasks};
 use super::query::{Keyword, Level, Query};
 use crate::index::model::EntryRef;
 use crate::text::tokenize;
@@ -36,52 +35,27 @@ impl Scoring {
     }
 }
 
-/// A row field a keyword can match in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Field {
-    /// The section (or file) title.
-    Title,
-    /// The hints.
-    Hints,
-    /// The reference (`path#section`).
-    Path,
-    /// The file's title: the part of a `file title / section title` title before ` / `.
-    FileTitle,
-    /// Derived terms (distinctive words of the section's content).
-    Terms,
+/// The mode a default-scoring search ran in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchMode {
+    /// `true` when pass 2 re-ranked the sections of the best files.
+    pub hierarchical: bool,
+    /// Why, in a few words with the numbers that decided it.
+    pub reason: String,
 }
 
-/// Number of fields.
-pub(super) const FIELDS: usize = 5;
-
-impl Field {
-    const ALL: [Self; FIELDS] = [
-        Self::Title,
-        Self::Hints,
-        Self::Path,
-        Self::FileTitle,
-        Self::Terms,
-    ];
-
-    /// `title`, `hints` or `path`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Title => "title",
-            Self::Hints => "hints",
-            Self::Path => "path",
-            Self::FileTitle => "file_title",
-            Self::Terms => "terms",
-        }
+impl SearchMode {
+    /// Whether scores are blended (0–1) rather than raw section scores.
+    pub fn is_hierarchical(&self) -> bool {
+        self.hierarchical
     }
 
-    /// Default-scoring weight of a match in this field.
-    fn weight(self) -> f64 {
-        match self {
-            Self::Hints => 1.0,
-            Self::Title => 0.9,
-            Self::Path => 0.7,
-            Self::FileTitle => 0.6,
-            Self::Terms => 0.5,
+    /// `hierarchical` or `flat`.
+    pub fn as_str(&self) -> &'static str {
+        if self.hierarchical {
+            "hierarchical"
+        } else {
+            "flat"
         }
     }
 }
@@ -200,8 +174,7 @@ pub(super) fn default_scoring(
     n_rows: usize,
     query: &Query,
     limits: (usize, Option<f64>),
-    hierarchy: Option<&Hierarchy>,
-    files: Option<&Files>,
+    blend: Option<&Blend<'_>>,
 ) -> Outcome {
     let (top, min_score) = limits;
     // Patterns: every keyword, then the parts of Japanese keywords.
@@ -269,9 +242,8 @@ pub(super) fn default_scoring(
         .collect();
     let ideal = scorer.ideal();
     let mut mode = None;
-    if let (Some(h), Some(files)) = (hierarchy, files) {
-        let (blended, why) =
-            super::hierarchy::blend(h, files, &plans, n_pat, &masks, &scored, ideal);
+    if let Some(blend) = blend {
+        let (blended, why) = blend(&plans, n_pat, &masks, &scored, ideal);
         if let Some(blended) = blended {
             scored = blended;
         }
@@ -311,6 +283,20 @@ pub(super) fn default_scoring(
         .collect();
     Outcome { hits, total, mode }
 }
+
+/// A second pass over the flat scores (the two-pass file → section blend,
+/// see `hierarchy`): given the keywords' plans, the pattern count, the scan's
+/// masks, the flat `(row, score)` list and the ideal score, the re-scored
+/// rows (`None`: the flat ranking stands) and the mode that says why. The
+/// matcher passes it in, so scoring does not depend on the blend.
+pub(super) type Blend<'a> = dyn Fn(
+        &[Plan<'_>],
+        usize,
+        &RowMasks,
+        &[(usize, f64)],
+        f64,
+    ) -> (Option<Vec<(usize, f64)>>, SearchMode)
+    + 'a;
 
 /// A keyword's patterns: its whole text and, for a Japanese compound, its lindera parts.
 #[derive(Debug)]
@@ -470,59 +456,8 @@ const MIN_POINTS: f64 = 0.01;
 
 /// Mask bits of whole-word matches (the bits above are word-prefix matches).
 const FULL: u16 = (1 << FIELDS) - 1;
-/// Shortest Latin keyword (in bytes) that may match as a word prefix.
-const PREFIX_MIN: usize = 4;
 /// Credit of a word-prefix match relative to a whole-word match.
 const PREFIX_CREDIT: f64 = 0.5;
-
-/// How a match sits in its text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Boundary {
-    /// On word boundaries at its ASCII-alphanumeric ends (Japanese ends always are).
-    Word,
-    /// Starts a word but the word goes on (`rest` in `restful`).
-    Prefix,
-    /// Inside a word.
-    Inside,
-}
-
-fn boundary(bytes: &[u8], start: usize, end: usize) -> Boundary {
-    let alnum = |b: u8| b.is_ascii_alphanumeric();
-    let left_ok = !alnum(bytes[start]) || start == 0 || !alnum(bytes[start - 1]);
-    let right_ok = !alnum(bytes[end - 1]) || end == bytes.len() || !alnum(bytes[end]);
-    match (left_ok, right_ok) {
-        (true, true) => Boundary::Word,
-        (true, false) => Boundary::Prefix,
-        _ => Boundary::Inside,
-    }
-}
-
-/// The mask bit of a match at `start..end` of `cell` in field `field`: a
-/// whole word sets the field's bit, a word prefix of [`PREFIX_MIN`]+ bytes the
-/// bit [`FIELDS`] above it; a match inside a word gives `None`.
-pub(super) fn match_bit(cell: &str, start: usize, end: usize, field: Field) -> Option<u16> {
-    match match_kind(cell.as_bytes(), start, end) {
-        0 => None,
-        kind => Some(kind << field as usize),
-    }
-}
-
-/// [`match_bit`] for the first field (`kind << field` gives any other's): 1
-/// for a whole word, `1 << FIELDS` for a word prefix, 0 inside a word.
-pub(super) fn match_kind(text: &[u8], start: usize, end: usize) -> u16 {
-    match boundary(text, start, end) {
-        Boundary::Word => 1,
-        Boundary::Prefix if end - start >= PREFIX_MIN => 1 << FIELDS,
-        _ => 0,
-    }
-}
-
-/// Whether a match at `start..end` of `text` sits on word boundaries, for the
-/// ends that are ASCII alphanumeric (Japanese ends always count as boundaries).
-#[cfg(test)]
-fn at_word_boundaries(text: &str, start: usize, end: usize) -> bool {
-    boundary(text.as_bytes(), start, end) == Boundary::Word
-}
 
 /// Sorts (score desc, then row asc), fills normalised scores, cuts to `top`.
 fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
@@ -540,31 +475,5 @@ fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
         hits,
         total,
         mode: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn word_boundaries_apply_to_latin_ends_only() {
-        for (text, needle, want) in [
-            ("property", "per", false),
-            ("per page", "per", true),
-            ("universal-dao.json", "dao", true),
-            ("universaldao", "dao", false),
-            ("sqlファイル", "sql", true),
-            ("楽観的ロック", "ロック", true),
-            ("@version", "version", true),
-            ("v2", "v", false),
-        ] {
-            let start = text.find(needle).unwrap_or(0);
-            assert_eq!(
-                at_word_boundaries(text, start, start + needle.len()),
-                want,
-                "{needle} in {text}"
-            );
-        }
     }
 }

@@ -27,8 +27,8 @@ use std::path::Path;
 use aho_corasick::AhoCorasick;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
-use super::haystack::{RowMasks, in_place, searchable, split_title};
-use super::score::{FIELDS, Field, match_kind};
+use super::fields::{FIELDS, Field, RowMasks, match_kind};
+use super::haystack::{in_place, searchable, split_title};
 use crate::error::{Error, Result};
 use crate::index::file::IndexFile;
 use crate::index::toon::Table;
@@ -429,10 +429,11 @@ impl WordIndex {
         } else {
             vec![(0, self.words)]
         };
-        let found: Vec<(u32, u32, u16)> = super::matcher::in_parallel(&halves, |&(first, last)| {
-            self.scan_words(automaton, first, last)
-        })
-        .concat();
+        let found: Vec<(u32, u32, u16)> =
+            super::haystack::in_parallel(&halves, |&(first, last)| {
+                self.scan_words(automaton, first, last)
+            })
+            .concat();
 
         // Postings → (pattern, mask) per row, grouped by row (counting sort).
         let rows = self.rows;
