@@ -39,15 +39,15 @@ use crate::search::{self, Hierarchy, Matcher, Query, Scoring, Searcher};
 pub struct Cli {
     /// Configuration file (default: ./kbidx.toml if present).
     #[arg(long, global = true, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Build index/index.toon from the knowledge directory (or check it is up to date).
     Build(BuildArgs),
     /// Rank index sections for levelled keywords or a plain question.
@@ -60,54 +60,54 @@ pub enum Command {
 
 /// `kbidx eval` flags.
 #[derive(Debug, Args)]
-pub struct EvalArgs {
+pub(crate) struct EvalArgs {
     /// Query set, JSON Lines: {id, query, keywords?, terms?, expected: [{file, section, grade}]}.
     #[arg(long = "eval", value_name = "FILE.jsonl")]
-    pub eval: PathBuf,
+    pub(crate) eval: PathBuf,
     /// Knowledge directory to build the index from in memory (default from kbidx.toml).
     #[arg(long, value_name = "DIR")]
-    pub knowledge: Option<PathBuf>,
+    pub(crate) knowledge: Option<PathBuf>,
     /// Use this index file instead of building one from --knowledge.
     #[arg(long, value_name = "FILE")]
-    pub index: Option<PathBuf>,
+    pub(crate) index: Option<PathBuf>,
     /// Query modes to run (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Mode::Keywords, Mode::Terms, Mode::Question])]
-    pub mode: Vec<Mode>,
+    pub(crate) mode: Vec<Mode>,
     /// Scoring methods to compare (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Method::Default, Method::Seed])]
-    pub scoring: Vec<Method>,
+    pub(crate) scoring: Vec<Method>,
     /// Results per query (ranks beyond this count as not found).
     #[arg(long, default_value_t = 30, value_name = "N")]
-    pub top: usize,
+    pub(crate) top: usize,
     /// Output format: text (table, then per-query ranks) or json.
     #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
-    pub format: EvalFormat,
+    pub(crate) format: EvalFormat,
     /// Text format: print only the summary table.
     #[arg(long)]
-    pub summary: bool,
+    pub(crate) summary: bool,
     /// Derived terms per section when building in memory (default from kbidx.toml, else 12).
     #[arg(long, value_name = "N")]
-    pub terms: Option<usize>,
+    pub(crate) terms: Option<usize>,
     /// Two-pass search flags.
     #[command(flatten)]
-    pub hierarchy: HierarchyArgs,
+    pub(crate) hierarchy: HierarchyArgs,
     /// Full-text fallback flags.
     #[command(flatten)]
-    pub fallback: FallbackArgs,
+    pub(crate) fallback: FallbackArgs,
 }
 
 /// Two-pass file → section search flags, shared by `search` and `eval`.
 #[derive(Debug, Args)]
-pub struct HierarchyArgs {
+pub(crate) struct HierarchyArgs {
     /// Two-pass file → section search on (default from kbidx.toml `hierarchy`).
     #[arg(long, overrides_with = "no_hierarchy")]
-    pub hierarchy: bool,
+    pub(crate) hierarchy: bool,
     /// Two-pass file → section search off: rank sections on their own.
     #[arg(long, overrides_with = "hierarchy")]
-    pub no_hierarchy: bool,
+    pub(crate) no_hierarchy: bool,
     /// Weight of the section score in the two-pass blend, 0–1 (default from kbidx.toml, else 0.7).
     #[arg(long, value_name = "ALPHA")]
-    pub hierarchy_alpha: Option<f64>,
+    pub(crate) hierarchy_alpha: Option<f64>,
 }
 
 impl HierarchyArgs {
@@ -133,14 +133,14 @@ impl HierarchyArgs {
 
 /// Full-text fallback flags, shared by `search` and `eval`.
 #[derive(Debug, Args)]
-pub struct FallbackArgs {
+pub(crate) struct FallbackArgs {
     /// Never score section text when the index pass is unsure (default scoring only).
     #[arg(long)]
-    pub no_fallback: bool,
+    pub(crate) no_fallback: bool,
     /// Score section text when fewer than N index hits are confident and fewer than --top were
     /// found (default from kbidx.toml, else 3).
     #[arg(long, value_name = "N")]
-    pub fallback_min: Option<usize>,
+    pub(crate) fallback_min: Option<usize>,
 }
 
 impl FallbackArgs {
@@ -155,7 +155,7 @@ impl FallbackArgs {
 
 /// `kbidx eval --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum EvalFormat {
+pub(crate) enum EvalFormat {
     /// Table plus per-query ranks.
     Text,
     /// The full report as JSON.
@@ -164,63 +164,63 @@ pub enum EvalFormat {
 
 /// `kbidx search` flags.
 #[derive(Debug, Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// A plain question (Japanese or English); keywords are extracted from it.
     #[arg(value_name = "QUERY")]
-    pub query: Option<String>,
+    pub(crate) query: Option<String>,
     /// Domain keywords (comma-separated, repeatable); 0 points under `--scoring seed`.
     #[arg(long, value_name = "KW,..", value_delimiter = ',')]
-    pub l1: Vec<String>,
+    pub(crate) l1: Vec<String>,
     /// Component keywords (comma-separated, repeatable).
     #[arg(long, value_name = "KW,..", value_delimiter = ',')]
-    pub l2: Vec<String>,
+    pub(crate) l2: Vec<String>,
     /// Function keywords (comma-separated, repeatable).
     #[arg(long, value_name = "KW,..", value_delimiter = ',')]
-    pub l3: Vec<String>,
+    pub(crate) l3: Vec<String>,
     /// Levelled keywords as JSON {"l1": [..], "l2": [..], "l3": [..]} from FILE, or `-` for stdin.
     #[arg(long, value_name = "FILE")]
-    pub keywords: Option<PathBuf>,
+    pub(crate) keywords: Option<PathBuf>,
     /// Index file (default from kbidx.toml, else `index/index.toon`).
     #[arg(long, value_name = "FILE")]
-    pub index: Option<PathBuf>,
+    pub(crate) index: Option<PathBuf>,
     /// Knowledge directory, for `--with-content` and the full-text fallback (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
-    pub knowledge: Option<PathBuf>,
+    pub(crate) knowledge: Option<PathBuf>,
     /// Scoring method.
     #[arg(long, value_enum, default_value_t = ScoringArg::Default)]
-    pub scoring: ScoringArg,
+    pub(crate) scoring: ScoringArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// How many results at most.
     #[arg(long, default_value_t = 30, value_name = "N")]
-    pub top: usize,
+    pub(crate) top: usize,
     /// Drop results scoring below this (default: seed 2, default scoring > 0).
     #[arg(long, value_name = "SCORE")]
-    pub min_score: Option<f64>,
+    pub(crate) min_score: Option<f64>,
     /// Show, per result, each matched keyword with its level, field and points.
     #[arg(long)]
-    pub explain: bool,
+    pub(crate) explain: bool,
     /// Attach each result's section text from the knowledge files.
     #[arg(long)]
-    pub with_content: bool,
+    pub(crate) with_content: bool,
     /// Budget of characters of attached content over all results (implies --with-content).
     #[arg(long, value_name = "N")]
-    pub max_chars: Option<usize>,
+    pub(crate) max_chars: Option<usize>,
     /// Two-pass search flags.
     #[command(flatten)]
-    pub hierarchy: HierarchyArgs,
+    pub(crate) hierarchy: HierarchyArgs,
     /// Full-text fallback flags.
     #[command(flatten)]
-    pub fallback: FallbackArgs,
+    pub(crate) fallback: FallbackArgs,
     /// Do not use or write the search cache (the index's word index, see README).
     #[arg(long)]
-    pub no_cache: bool,
+    pub(crate) no_cache: bool,
 }
 
 /// Scoring method names on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ScoringArg {
+pub(crate) enum ScoringArg {
     /// kbidx's scoring: NFKC, word boundaries, IDF, field weights, compound parts.
     Default,
     /// The design's seed rule: +2 per distinct L2/L3 keyword found in reference + hints.
@@ -229,42 +229,42 @@ pub enum ScoringArg {
 
 /// `kbidx read` arguments.
 #[derive(Debug, Args)]
-pub struct ReadArgs {
+pub(crate) struct ReadArgs {
     /// `path/to/file.json#section-id`, as in the index.
     #[arg(value_name = "REFERENCE")]
-    pub reference: String,
+    pub(crate) reference: String,
     /// Knowledge directory (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
-    pub knowledge: Option<PathBuf>,
+    pub(crate) knowledge: Option<PathBuf>,
 }
 
 /// `kbidx build` flags.
 #[derive(Debug, Args)]
-pub struct BuildArgs {
+pub(crate) struct BuildArgs {
     /// Knowledge directory (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
-    pub knowledge: Option<PathBuf>,
+    pub(crate) knowledge: Option<PathBuf>,
     /// Index file to write (default from kbidx.toml, else `index/index.toon`).
     #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// jq program replacing the built-in extraction (src/extract.jq).
     #[arg(long, value_name = "FILE")]
-    pub filter: Option<PathBuf>,
+    pub(crate) filter: Option<PathBuf>,
     /// Treat warnings (e.g. a section with no index entry) as errors.
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Derived terms per section (0: no `terms` column; default from kbidx.toml, else 12).
     #[arg(long, value_name = "N")]
-    pub terms: Option<usize>,
+    pub(crate) terms: Option<usize>,
     /// Write nothing; exit 0 if the index is up to date, 1 with a diff if stale.
     #[arg(long)]
-    pub check: bool,
+    pub(crate) check: bool,
     /// Print nothing but errors and warnings.
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Stop the extraction after this many seconds (default from kbidx.toml `build_timeout`, else 60).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: Option<u64>,
+    pub(crate) timeout: Option<u64>,
 }
 
 /// Runs a parsed command line; returns the exit code for success paths (0 or 1).
@@ -323,36 +323,34 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
 
 /// `kbidx search`, resolved: everything typed, nothing left to parse.
 #[derive(Debug)]
-pub struct SearchOptions {
+pub(crate) struct SearchOptions {
     /// The query.
-    pub query: Query,
-    /// The index file.
-    pub index: PathBuf,
+    pub(crate) query: Query,
     /// The knowledge directory (content lookup).
-    pub knowledge: PathBuf,
+    pub(crate) knowledge: PathBuf,
     /// Scoring method.
-    pub scoring: Scoring,
+    pub(crate) scoring: Scoring,
     /// Output format.
-    pub format: Format,
+    pub(crate) format: Format,
     /// Result count limit.
-    pub top: usize,
+    pub(crate) top: usize,
     /// Minimum score.
-    pub min_score: Option<f64>,
+    pub(crate) min_score: Option<f64>,
     /// Per-keyword explanations in text output.
-    pub explain: bool,
+    pub(crate) explain: bool,
     /// Attach content.
-    pub with_content: bool,
+    pub(crate) with_content: bool,
     /// Content budget in characters.
-    pub max_chars: Option<usize>,
+    pub(crate) max_chars: Option<usize>,
     /// Two-pass file → section search, when on.
-    pub hierarchy: Option<Hierarchy>,
+    pub(crate) hierarchy: Option<Hierarchy>,
     /// Full-text fallback.
-    pub fallback: fallback::Settings,
+    pub(crate) fallback: fallback::Settings,
 }
 
 impl SearchOptions {
     /// Resolves flags, `kbidx.toml` and the keywords file into typed options.
-    pub fn resolve(config: &Config, args: SearchArgs) -> Result<Self> {
+    pub(crate) fn resolve(config: &Config, args: SearchArgs) -> Result<Self> {
         let mut levels = LevelledKeywords {
             l1: args.l1,
             l2: args.l2,
@@ -390,7 +388,6 @@ impl SearchOptions {
         }
         Ok(Self {
             query,
-            index: args.index.unwrap_or_else(|| config.index.clone()),
             knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
             scoring: match args.scoring {
                 ScoringArg::Default => Scoring::Default,
@@ -409,13 +406,13 @@ impl SearchOptions {
 }
 
 /// Loads the index file at `path`.
-pub fn load_index(path: &std::path::Path) -> Result<Index> {
+pub(crate) fn load_index(path: &std::path::Path) -> Result<Index> {
     let file = IndexFile::open(path)?;
     toon::decode(path, index_text(path, file.bytes())?)
 }
 
 /// The index text, checked to be UTF-8 (with SIMD: this runs on every search).
-pub fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<&'a str> {
+pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<&'a str> {
     simdutf8::basic::from_utf8(bytes).map_err(|_| {
         let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
         let text = String::from_utf8_lossy(&bytes[..valid]);

@@ -13,7 +13,7 @@ pub mod error;
 pub mod eval;
 pub mod index;
 pub mod knowledge;
-pub mod output;
+pub(crate) mod output;
 pub mod search;
 pub mod text;
 

@@ -9,7 +9,7 @@
 //! a short unified diff when they differ.
 
 pub mod extract;
-pub mod terms;
+pub(crate) mod terms;
 
 use std::collections::HashMap;
 use std::io::Write as _;

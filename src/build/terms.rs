@@ -21,7 +21,7 @@ const MAX_CANDIDATES: usize = 64;
 
 /// Candidate terms of one section's text with their counts: the most frequent
 /// [`MAX_CANDIDATES`], ties broken on the term.
-pub fn candidates(text: &str) -> Vec<(String, u32)> {
+pub(crate) fn candidates(text: &str) -> Vec<(String, u32)> {
     let end = text
         .char_indices()
         .nth(MAX_CHARS)
@@ -78,7 +78,11 @@ fn keep(s: &str) -> bool {
 /// (`(1 + ln tf) · ln(N / df)`), skipping terms found in more than a tenth of
 /// the sections and terms already in `covered[i]` (the section's normalised
 /// title and hints). Ties break on the term.
-pub fn select(candidates: &[Vec<(String, u32)>], covered: &[String], k: usize) -> Vec<String> {
+pub(crate) fn select(
+    candidates: &[Vec<(String, u32)>],
+    covered: &[String],
+    k: usize,
+) -> Vec<String> {
     let n = candidates.len();
     let mut df: HashMap<&str, usize> = HashMap::new();
     for terms in candidates {

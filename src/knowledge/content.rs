@@ -18,14 +18,14 @@ use crate::knowledge::{Document, Root};
 /// Reads sections from a knowledge directory, caching parsed files. Only
 /// files inside the directory are opened (see [`Root::resolve`]).
 #[derive(Debug)]
-pub struct Library {
+pub(crate) struct Library {
     root: Root,
     files: HashMap<String, Document>,
 }
 
 impl Library {
     /// A library over the knowledge directory `root`.
-    pub fn new(root: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(root: impl Into<PathBuf>) -> Self {
         Self {
             root: Root::new(root),
             files: HashMap::new(),
@@ -33,7 +33,7 @@ impl Library {
     }
 
     /// The text of the section `reference` (`path#section`).
-    pub fn section(&mut self, reference: &str) -> Result<String> {
+    pub(crate) fn section(&mut self, reference: &str) -> Result<String> {
         let (file, section) = split_reference(reference);
         let path = self.root.resolve(reference, file)?;
         if !self.files.contains_key(file) {
@@ -54,7 +54,7 @@ impl Library {
 /// lookups in one file: a linear search per section would be quadratic in
 /// the file's size.
 #[derive(Debug)]
-pub struct Sections<'a> {
+pub(crate) struct Sections<'a> {
     doc: &'a Value,
     by_id: HashMap<&'a str, &'a Value>,
     titles: HashMap<&'a str, &'a str>,
@@ -62,7 +62,7 @@ pub struct Sections<'a> {
 
 impl<'a> Sections<'a> {
     /// Indexes `doc`'s `sections` array and its `index` entries' titles.
-    pub fn new(doc: &'a Value) -> Self {
+    pub(crate) fn new(doc: &'a Value) -> Self {
         let mut by_id = HashMap::new();
         if let Some(Value::Array(list)) = doc.get("sections") {
             for s in list {
@@ -89,7 +89,7 @@ impl<'a> Sections<'a> {
     }
 
     /// The text of section `id`, as [`section_text`] renders it.
-    pub fn text(&self, id: &str) -> Option<String> {
+    pub(crate) fn text(&self, id: &str) -> Option<String> {
         match self.doc.get("sections")? {
             Value::Object(map) => Some(titled(self.titles.get(id).copied(), render(map.get(id)?))),
             Value::Array(_) => self.by_id.get(id).map(|s| list_section_text(s)),
@@ -99,7 +99,7 @@ impl<'a> Sections<'a> {
 }
 
 /// Finds section `id` in a knowledge document and renders it as text.
-pub fn section_text(doc: &Value, id: &str) -> Option<String> {
+pub(crate) fn section_text(doc: &Value, id: &str) -> Option<String> {
     Sections::new(doc).text(id)
 }
 
@@ -121,7 +121,7 @@ fn titled(title: Option<&str>, body: String) -> String {
 }
 
 /// Renders a JSON value as readable markdown-ish text.
-pub fn render(value: &Value) -> String {
+pub(crate) fn render(value: &Value) -> String {
     let mut out = String::new();
     render_into(&mut out, value, 0);
     out.trim_end().to_owned()

@@ -16,7 +16,7 @@
 //! outside it are refused, so an agent tool built on kbidx cannot be used to
 //! read arbitrary files.
 
-pub mod content;
+pub(crate) mod content;
 
 use std::path::{Path, PathBuf};
 

@@ -15,7 +15,7 @@ use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring};
 
 /// Output format of `kbidx search`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// One line per result (plus explanations and content when asked).
     #[default]
     Text,
@@ -27,7 +27,7 @@ pub enum Format {
 
 /// The search result document.
 #[derive(Debug, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// The plain question, if the keywords came from one.
     pub query: Option<String>,
     /// The keywords searched for, by level (`q`: extracted from the question).
@@ -50,7 +50,7 @@ pub struct Report {
 
 /// Keywords by level.
 #[derive(Debug, Default, Serialize)]
-pub struct KeywordLists {
+pub(crate) struct KeywordLists {
     /// Domain keywords.
     pub l1: Vec<String>,
     /// Component keywords.
@@ -64,7 +64,7 @@ pub struct KeywordLists {
 
 /// One result.
 #[derive(Debug, Serialize)]
-pub struct ResultRow {
+pub(crate) struct ResultRow {
     /// 1-based rank.
     pub rank: usize,
     /// `path#section`.
@@ -124,7 +124,7 @@ impl ResultRow {
 
 /// The two-pass search's decision.
 #[derive(Debug, Serialize)]
-pub struct SearchModeRow {
+pub(crate) struct SearchModeRow {
     /// `hierarchical` (sections blended with their file's score) or `flat`.
     pub mode: &'static str,
     /// Why, with the numbers that decided it.
@@ -133,7 +133,7 @@ pub struct SearchModeRow {
 
 /// One matched keyword of a result.
 #[derive(Debug, Serialize)]
-pub struct MatchedRow {
+pub(crate) struct MatchedRow {
     /// The keyword as given.
     pub keyword: String,
     /// `l1`, `l2`, `l3` or `q`.
@@ -173,7 +173,12 @@ impl From<&fallback::TermMatch> for MatchedRow {
 
 impl Report {
     /// Builds the report for `outcome` of `query` over `entries` (the matcher's rows).
-    pub fn new(entries: &Matcher<'_>, query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
+    pub(crate) fn new(
+        entries: &Matcher<'_>,
+        query: &Query,
+        scoring: Scoring,
+        outcome: &Outcome,
+    ) -> Self {
         let mut keywords = KeywordLists::default();
         for k in &query.keywords {
             let list = match k.level {
@@ -219,7 +224,7 @@ impl Report {
 
     /// Merges the fallback's hits into the index pass's results in the
     /// ranking's final order (see [`fallback::merge`]) and renumbers the ranks.
-    pub fn apply_fallback(&mut self, entries: &Matcher<'_>, ranking: &Ranking, top: usize) {
+    pub(crate) fn apply_fallback(&mut self, entries: &Matcher<'_>, ranking: &Ranking, top: usize) {
         let (outcome, pass) = (&ranking.outcome, &ranking.pass);
         self.fallback = pass.status.as_str();
         self.fallback_note = match pass.status {
@@ -272,7 +277,7 @@ impl Report {
 
     /// Attaches section text to each result, within a budget of `max_chars`
     /// characters over all results (best first; a cut text is marked `truncated`).
-    pub fn attach_content(
+    pub(crate) fn attach_content(
         &mut self,
         mut lookup: impl FnMut(&str) -> Result<String>,
         max_chars: Option<usize>,
@@ -298,7 +303,7 @@ impl Report {
     }
 
     /// Writes the report in `format`; `explain` adds per-keyword lines to text output.
-    pub fn render(&self, format: Format, explain: bool, out: &mut dyn Write) -> Result<()> {
+    pub(crate) fn render(&self, format: Format, explain: bool, out: &mut dyn Write) -> Result<()> {
         let io = |e| Error::io("<stdout>", "cannot write", e);
         match format {
             Format::Json => {

@@ -24,7 +24,7 @@ const B: f64 = 0.75;
 
 /// An inverted index of the rows' documents.
 #[derive(Debug, Default)]
-pub struct Bm25Index {
+pub(crate) struct Bm25Index {
     /// Term → id.
     ids: HashMap<String, usize>,
     /// Per term id: (row, term frequency), rows ascending.
@@ -38,7 +38,7 @@ pub struct Bm25Index {
 impl Bm25Index {
     /// Indexes every row of `index` with its section text from `knowledge`
     /// (a section that cannot be read counts as empty text).
-    pub fn build(index: &Index, knowledge: &Path) -> Result<Self> {
+    pub(crate) fn build(index: &Index, knowledge: &Path) -> Result<Self> {
         let mut library = Library::new(knowledge);
         let docs: Vec<String> = index
             .entries
@@ -52,7 +52,7 @@ impl Bm25Index {
     }
 
     /// Indexes one document per row (in row order).
-    pub fn from_documents(docs: &[String]) -> Result<Self> {
+    pub(crate) fn from_documents(docs: &[String]) -> Result<Self> {
         // Single-threaded: the fulltext corpus (9,376 sections, 8 MB) takes under a second.
         let tokenized = docs.iter().map(|d| terms(d)).collect::<Result<Vec<_>>>()?;
         let mut index = Self::default();
@@ -77,19 +77,14 @@ impl Bm25Index {
     }
 
     /// Number of rows indexed.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.lengths.len()
-    }
-
-    /// Whether no rows are indexed.
-    pub fn is_empty(&self) -> bool {
-        self.lengths.is_empty()
     }
 
     /// Ranks rows for `query` (each keyword's normalised form tokenised like the
     /// documents; distinct terms only). Returns (row, score) for the best `top`
     /// rows with a positive score, by score descending, then row ascending.
-    pub fn search(&self, query: &Query, top: usize) -> Result<Vec<(usize, f64)>> {
+    pub(crate) fn search(&self, query: &Query, top: usize) -> Result<Vec<(usize, f64)>> {
         let mut query_terms: Vec<String> = Vec::new();
         for k in &query.keywords {
             for t in terms(&k.norm)? {
@@ -123,7 +118,7 @@ impl Bm25Index {
 /// nouns and unknown words give their surface, verbs and adjectives their base
 /// form; particles, auxiliaries, symbols, adverbs, affixes, other classes and
 /// single kana are dropped. Latin words come lowercased (by `normalize`).
-pub fn terms(text: &str) -> Result<Vec<String>> {
+pub(crate) fn terms(text: &str) -> Result<Vec<String>> {
     let tokens = tokenize(&normalize(text))?;
     Ok(tokens
         .into_iter()

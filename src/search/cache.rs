@@ -24,25 +24,25 @@ use crate::index::file::IndexFile;
 use crate::search::{Matcher, WordIndex, text_hash};
 
 /// Entries kept in the cache directory (the least recently written go first).
-pub const KEEP: usize = 32;
+pub(crate) const KEEP: usize = 32;
 /// File name extension of an entry.
 const EXTENSION: &str = "kbidx-words";
 
 /// Where the search cache lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cache {
+pub(crate) struct Cache {
     dir: PathBuf,
 }
 
 impl Cache {
     /// A cache in `dir`.
-    pub fn new(dir: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(dir: impl Into<PathBuf>) -> Self {
         Self { dir: dir.into() }
     }
 
     /// The cache directory from the environment (see module docs); `None` when it is turned off
     /// or no directory is known.
-    pub fn from_env() -> Option<Self> {
+    pub(crate) fn from_env() -> Option<Self> {
         let var = |name: &str| std::env::var_os(name);
         if let Some(dir) = var("KBIDX_CACHE_DIR") {
             return (!dir.is_empty()).then(|| Self::new(dir));
@@ -56,7 +56,7 @@ impl Cache {
     }
 
     /// The entry for the index file `path` (`None` if its path cannot be resolved).
-    pub fn entry(&self, path: &Path) -> Option<PathBuf> {
+    pub(crate) fn entry(&self, path: &Path) -> Option<PathBuf> {
         let canonical = std::fs::canonicalize(path).ok()?;
         let key = xxh3_64(canonical.as_os_str().as_encoded_bytes());
         Some(self.dir.join(format!("{key:016x}.{EXTENSION}")))
@@ -67,7 +67,11 @@ impl Cache {
     /// `text` (errors as [`Matcher::from_text`]), building its word index and
     /// storing it (failures to store are ignored). Also says whether the
     /// entry was used.
-    pub fn matcher<'a>(&self, path: &Path, text: Cow<'a, str>) -> Result<(Matcher<'a>, bool)> {
+    pub(crate) fn matcher<'a>(
+        &self,
+        path: &Path,
+        text: Cow<'a, str>,
+    ) -> Result<(Matcher<'a>, bool)> {
         let hash = text_hash(&text);
         let entry = self.entry(path);
         if let Some(entry) = &entry

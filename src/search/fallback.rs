@@ -27,15 +27,15 @@ use crate::text::normalize::normalize;
 use crate::text::tokenize;
 
 /// An index hit is confident when its normalised score is at least this.
-pub const CONFIDENT: f64 = 0.3;
+pub(crate) const CONFIDENT: f64 = 0.3;
 /// Default of `fallback_min`: the fallback runs when fewer index hits are confident.
-pub const DEFAULT_MIN: usize = 3;
+pub(crate) const DEFAULT_MIN: usize = 3;
 /// Keywords shorter than this (in characters) are not searched in the text.
-pub const MIN_CHARS: usize = 2;
+pub(crate) const MIN_CHARS: usize = 2;
 /// Corpora with at least this many sections are read on two threads.
 const PARALLEL_MIN_ROWS: usize = 1000;
 /// Approximate length of an excerpt, in characters.
-pub const EXCERPT_CHARS: usize = 200;
+pub(crate) const EXCERPT_CHARS: usize = 200;
 /// Characters of an excerpt before its first match.
 const EXCERPT_BEFORE: usize = 60;
 
@@ -90,7 +90,7 @@ impl Settings {
 }
 
 /// Number of confident hits (normalised score ≥ [`CONFIDENT`]) in `outcome`.
-pub fn confident(outcome: &Outcome) -> usize {
+pub(crate) fn confident(outcome: &Outcome) -> usize {
     outcome
         .hits
         .iter()
@@ -100,7 +100,7 @@ pub fn confident(outcome: &Outcome) -> usize {
 
 /// The indexed sections' text, normalised once, ready for many searches.
 #[derive(Debug, Default)]
-pub struct Corpus {
+pub(crate) struct Corpus {
     docs: Vec<Doc>,
     /// Mean body length in characters (at least 1).
     average: f64,
@@ -161,7 +161,7 @@ impl Corpus {
     /// Reads the text of every row in `entries` from the knowledge directory
     /// `knowledge` (each file once). A section that cannot be read counts as
     /// empty text and is counted in [`Corpus::unreadable`].
-    pub fn load(entries: &[EntryRef<'_>], knowledge: &Path) -> Self {
+    pub(crate) fn load(entries: &[EntryRef<'_>], knowledge: &Path) -> Self {
         // Large corpora are read in two halves (split between files) in parallel.
         let mid = entries.len() / 2;
         let split = if entries.len() >= PARALLEL_MIN_ROWS {
@@ -225,7 +225,8 @@ impl Corpus {
     }
 
     /// A corpus of `(title, hints, body)` rows, in row order (for tests).
-    pub fn from_texts(rows: &[(&str, &str, &str)]) -> Self {
+    #[cfg(test)]
+    pub(crate) fn from_texts(rows: &[(&str, &str, &str)]) -> Self {
         let docs = rows
             .iter()
             .map(|(t, h, b)| Doc::new(t, h, (*b).to_owned()))
@@ -243,19 +244,9 @@ impl Corpus {
         }
     }
 
-    /// Number of sections.
-    pub fn len(&self) -> usize {
-        self.docs.len()
-    }
-
-    /// Whether there are no sections.
-    pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
-    }
-
     /// Scores every section against `query`; returns the best `top`, best
     /// first (ties on row order), each with its excerpt.
-    pub fn search(&self, query: &Query, top: usize) -> Vec<FulltextHit> {
+    pub(crate) fn search(&self, query: &Query, top: usize) -> Vec<FulltextHit> {
         let mut patterns: Vec<String> = Vec::new();
         let mut ids: HashMap<String, usize> = HashMap::new();
         let mut intern = |s: &str| -> usize {
@@ -474,7 +465,7 @@ fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
 /// collapsed to single spaces) around the first occurrence of any of the
 /// normalised `terms`, with `…` where it was cut; the start of the body when
 /// none occurs in it.
-pub fn excerpt(body: &str, terms: &[&str]) -> String {
+pub(crate) fn excerpt(body: &str, terms: &[&str]) -> String {
     // Normalise word by word (white space separated), remembering where each
     // word starts in the original, so that a match maps back to it.
     let words: Vec<&str> = body.split_whitespace().collect();
@@ -578,7 +569,7 @@ pub enum Source {
 /// Appending was chosen by `kbidx eval` (docs/accuracy.md): it never moved
 /// an index hit out of the top `top`, while interleaving or fusing the two
 /// rankings lost sections the index ranked 20th–26th on nabledge-6-large.
-pub fn merge(index_rows: &[usize], fulltext_rows: &[usize], top: usize) -> Vec<Source> {
+pub(crate) fn merge(index_rows: &[usize], fulltext_rows: &[usize], top: usize) -> Vec<Source> {
     let fresh = (0..fulltext_rows.len())
         .filter(|&i| !index_rows.contains(&fulltext_rows[i]))
         .map(Source::Fulltext);

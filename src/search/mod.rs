@@ -8,14 +8,14 @@
 //! keeps word indexes between processes; `bm25` is the reference method that
 //! `kbidx eval --scoring bm25` compares against.
 
-pub mod bm25;
-pub mod cache;
-pub mod fallback;
+pub(crate) mod bm25;
+pub(crate) mod cache;
+pub(crate) mod fallback;
 mod fields;
 mod haystack;
 mod hierarchy;
 mod matcher;
-pub mod query;
+pub(crate) mod query;
 mod score;
 mod searcher;
 mod words;

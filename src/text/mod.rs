@@ -3,4 +3,4 @@
 //! body-text stage use these two and nothing else, so index and queries agree.
 
 pub mod normalize;
-pub mod tokenize;
+pub(crate) mod tokenize;

@@ -20,7 +20,7 @@ use crate::text::normalize::normalize;
 /// Tokens made only of symbols/punctuation are [`Pos::Symbol`] whatever the
 /// dictionary says (IPADIC files unknown symbols such as `?` as nouns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pos {
+pub(crate) enum Pos {
     /// 名詞 (except 名詞,接尾), including unknown words.
     Noun,
     /// 動詞.
@@ -45,7 +45,7 @@ pub enum Pos {
 
 /// One morpheme of the analysed text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Token {
+pub(crate) struct Token {
     /// The text as it appears in the input.
     pub surface: String,
     /// Dictionary (base) form, e.g. 読み込む for 読み込み; the surface for unknown words.
@@ -95,7 +95,7 @@ const EN_STOP_WORDS: &[&str] = &[
 /// tokens; offsets are byte offsets into `text`. The dictionary is loaded on
 /// the first call (well under a millisecond); an `Err` only reports a broken
 /// embedded dictionary.
-pub fn tokenize(text: &str) -> crate::Result<Vec<Token>> {
+pub(crate) fn tokenize(text: &str) -> crate::Result<Vec<Token>> {
     let segmenter = segmenter()?;
     let mut raw = segmenter
         .segment(Cow::Borrowed(text))
@@ -158,7 +158,7 @@ pub fn tokenize(text: &str) -> crate::Result<Vec<Token>> {
 /// - dropped: particles, auxiliaries, symbols, adverbs, pronouns, formal nouns,
 ///   single kana, and the generic words in `JA_STOP_WORDS` / `EN_STOP_WORDS`
 ///   (a stop word at either end of a noun run is also trimmed off the whole).
-pub fn question_keywords(text: &str) -> crate::Result<Vec<String>> {
+pub(crate) fn question_keywords(text: &str) -> crate::Result<Vec<String>> {
     let units = question_units(text)?;
     let mut out = Keywords::default();
     let mut run: Vec<&Unit> = Vec::new();
@@ -187,7 +187,7 @@ pub fn question_keywords(text: &str) -> crate::Result<Vec<String>> {
 /// and 楽観的ロック both give 楽観 and ロック. Suffixes/prefixes (的, 化, 再),
 /// pronouns, formal nouns, single kana and `JA_STOP_WORDS` are left out;
 /// Latin words come as lindera groups them (no camelCase split, lowercase input).
-pub fn parts(text: &str) -> crate::Result<Vec<String>> {
+pub(crate) fn parts(text: &str) -> crate::Result<Vec<String>> {
     let mut out = Keywords::default();
     for token in tokenize(text)? {
         if token.pos == Pos::Noun && standalone_noun(&token.surface, &token.subclass) {
