@@ -79,6 +79,10 @@ pub(crate) struct EvalArgs {
     /// Results per query (ranks beyond this count as not found).
     #[arg(long, default_value_t = 30, value_name = "N")]
     pub(crate) top: usize,
+    /// Character budget of R@chars: the share of must sections whose content starts within the
+    /// first N characters `search --with-content --max-chars N` hands over.
+    #[arg(long, default_value_t = 20_000, value_name = "N")]
+    pub(crate) chars: usize,
     /// Output format: text (table, then per-query ranks) or json.
     #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
     pub(crate) format: EvalFormat,
@@ -94,6 +98,9 @@ pub(crate) struct EvalArgs {
     /// Full-text fallback flags.
     #[command(flatten)]
     pub(crate) fallback: FallbackArgs,
+    /// Body-stage flags.
+    #[command(flatten)]
+    pub(crate) body: BodyArgs,
 }
 
 /// Two-pass file → section search flags, shared by `search` and `eval`.
@@ -128,6 +135,22 @@ impl HierarchyArgs {
             alpha,
             ..Hierarchy::default()
         }))
+    }
+}
+
+/// Body-stage flags, shared by `search` and `eval`.
+#[derive(Debug, Args)]
+pub(crate) struct BodyArgs {
+    /// Rank on titles, hints and terms only: no body stage (then the full-text fallback runs
+    /// when the index pass is unsure, as before).
+    #[arg(long)]
+    pub(crate) no_body: bool,
+}
+
+impl BodyArgs {
+    /// The body stage's settings: these flags over `kbidx.toml` (`None`: off).
+    fn resolve(&self, config: &Config) -> Option<search::Body> {
+        (config.body && !self.no_body).then(search::Body::default)
     }
 }
 
@@ -213,6 +236,9 @@ pub(crate) struct SearchArgs {
     /// Full-text fallback flags.
     #[command(flatten)]
     pub(crate) fallback: FallbackArgs,
+    /// Body-stage flags.
+    #[command(flatten)]
+    pub(crate) body: BodyArgs,
     /// Do not use or write the search cache (the index's word index, see README).
     #[arg(long)]
     pub(crate) no_cache: bool,
@@ -304,9 +330,11 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                     search::Settings {
                         hierarchy: options.hierarchy,
                         fallback: options.fallback,
+                        body: options.body,
                     },
                     Some(options.knowledge.clone()),
-                );
+                )
+                .with_cache(cache.clone());
                 run_search(&options, &searcher, out)
             })
         }
@@ -346,6 +374,8 @@ pub(crate) struct SearchOptions {
     pub(crate) hierarchy: Option<Hierarchy>,
     /// Full-text fallback.
     pub(crate) fallback: fallback::Settings,
+    /// The body stage, when on.
+    pub(crate) body: Option<search::Body>,
 }
 
 impl SearchOptions {
@@ -401,6 +431,7 @@ impl SearchOptions {
             max_chars: args.max_chars,
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
+            body: args.body.resolve(config),
         })
     }
 }
@@ -443,8 +474,12 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
         &cases,
         &args.mode,
         &args.scoring,
-        args.top,
+        eval::Limits {
+            top: args.top,
+            chars: args.chars,
+        },
         eval::Settings {
+            body: args.body.resolve(config),
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
         },

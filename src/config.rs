@@ -39,6 +39,8 @@ pub struct Config {
     pub fallback: crate::search::fallback::Settings,
     /// Whether `search` keeps the index's word index in the search cache (see `cache`).
     pub cache: bool,
+    /// The body stage of `search` and `eval` (BM25F over the section text; default on).
+    pub body: bool,
     /// How long `build` lets the extraction run before stopping it (default 60 s).
     pub build_timeout: std::time::Duration,
 }
@@ -65,6 +67,7 @@ impl Default for Config {
             hierarchy_alpha: crate::search::DEFAULT_ALPHA,
             fallback: crate::search::fallback::Settings::default(),
             cache: true,
+            body: true,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
         }
     }
@@ -85,6 +88,7 @@ struct RawConfig {
     fallback: Option<bool>,
     fallback_min: Option<usize>,
     cache: Option<bool>,
+    body: Option<bool>,
     build_timeout: Option<u64>,
 }
 
@@ -140,6 +144,7 @@ impl Config {
                 min: raw.fallback_min.unwrap_or(default.fallback.min),
             },
             cache: raw.cache.unwrap_or(default.cache),
+            body: raw.body.unwrap_or(default.body),
             build_timeout: match raw.build_timeout {
                 Some(0) => {
                     let offset = text.find("build_timeout").unwrap_or(0);

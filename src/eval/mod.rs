@@ -137,6 +137,10 @@ pub struct ExpectedRank {
     pub grade: Grade,
     /// 1-based rank, or `None` when not in the results.
     pub rank: Option<usize>,
+    /// Characters of content handed over before it in rank order (`None`
+    /// when not in the results or the knowledge directory is unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starts_at: Option<usize>,
 }
 
 /// Aggregate metrics of one mode × method run.
@@ -158,6 +162,24 @@ pub struct Metrics {
     pub ndcg_at_10: f64,
     /// Median number of results returned.
     pub median_returned: f64,
+    /// Mean share of `must` sections whose content starts within the first
+    /// [`Limits::chars`] characters that `search --with-content --max-chars`
+    /// hands over in rank order: what the judge receives (`None` without the
+    /// knowledge directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall_at_chars: Option<f64>,
+    /// The character budget of `recall_at_chars`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chars: Option<usize>,
+}
+
+/// How deep a run looks: results per query, and the character budget of the hand-over.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Results per query (ranks beyond count as not found).
+    pub top: usize,
+    /// The `--max-chars` budget [`Metrics::recall_at_chars`] measures.
+    pub chars: usize,
 }
 
 /// One mode × method run.
@@ -186,13 +208,22 @@ pub fn evaluate(
     top: usize,
 ) -> Result<Vec<Run>> {
     let settings = Settings {
+        body: None,
         hierarchy: None,
         fallback: fallback::Settings {
             enabled: false,
             ..fallback::Settings::default()
         },
     };
-    evaluate_full(index, None, cases, modes, methods, top, settings)
+    evaluate_full(
+        index,
+        None,
+        cases,
+        modes,
+        methods,
+        Limits { top, chars: 0 },
+        settings,
+    )
 }
 
 /// [`evaluate`] with the knowledge directory `index` was built from (required
@@ -206,9 +237,13 @@ pub fn evaluate_full(
     cases: &[Case],
     modes: &[Mode],
     methods: &[Method],
-    top: usize,
+    limits: Limits,
     settings: Settings,
 ) -> Result<Vec<Run>> {
+    let top = limits.top;
+    // Content length (characters) of each row, read on first need, for R@chars.
+    let mut library = knowledge.map(crate::knowledge::content::Library::new);
+    let mut lengths: HashMap<usize, usize> = HashMap::new();
     // Many queries over one index: the word index (as the search cache holds
     // it) pays for itself after a few, and answers exactly as the scan.
     let mut matcher = Matcher::new(index)?;
@@ -248,6 +283,18 @@ pub fn evaluate_full(
                         .collect(),
                     (Method::Bm25, None) => unreachable!("built above when requested"),
                 };
+                let mut starts = Vec::with_capacity(rows.len());
+                if let Some(library) = library.as_mut() {
+                    let mut offset = 0;
+                    for &row in &rows {
+                        starts.push(offset);
+                        offset += *lengths.entry(row).or_insert_with(|| {
+                            library
+                                .section(&index.entries[row].reference)
+                                .map_or(0, |text| text.chars().count())
+                        });
+                    }
+                }
                 let position: HashMap<&str, usize> = rows
                     .iter()
                     .enumerate()
@@ -263,6 +310,7 @@ pub fn evaluate_full(
                             reference,
                             grade: e.grade,
                             rank,
+                            starts_at: rank.and_then(|r| starts.get(r - 1).copied()),
                         }
                     })
                     .collect();
@@ -276,7 +324,7 @@ pub fn evaluate_full(
                 mode,
                 method,
                 fallback: method == Method::Default && searcher.fallback_possible(Scoring::Default),
-                metrics: metrics(&results),
+                metrics: metrics_within(&results, library.is_some().then_some(limits.chars)),
                 cases: results,
             });
         }
@@ -286,6 +334,11 @@ pub fn evaluate_full(
 
 /// Computes the aggregates over per-query results.
 pub fn metrics(results: &[CaseResult]) -> Metrics {
+    metrics_within(results, None)
+}
+
+/// [`metrics`], with `recall_at_chars` for the budget `chars` when given.
+fn metrics_within(results: &[CaseResult], chars: Option<usize>) -> Metrics {
     let n = results.len().max(1) as f64;
     let recall = |k: usize, all: bool| {
         results
@@ -362,18 +415,39 @@ pub fn metrics(results: &[CaseResult]) -> Metrics {
         mrr: r4(mrr),
         ndcg_at_10: r4(ndcg),
         median_returned: median,
+        recall_at_chars: chars.map(|budget| {
+            let share = |r: &CaseResult| {
+                let must: Vec<&ExpectedRank> =
+                    r.ranks.iter().filter(|e| e.grade == Grade::Must).collect();
+                if must.is_empty() {
+                    return 1.0;
+                }
+                let within = must
+                    .iter()
+                    .filter(|e| e.starts_at.is_some_and(|s| s < budget))
+                    .count();
+                within as f64 / must.len() as f64
+            };
+            r4(results.iter().map(share).sum::<f64>() / n)
+        }),
+        chars,
     }
 }
 
 /// A plain-text report: one table row per run, then per-query ranks (when `details`).
 pub fn render_text(runs: &[Run], details: bool) -> String {
+    let chars = runs.iter().find_map(|r| r.metrics.chars);
     let mut s = String::from(
-        "mode      method   queries  R@10    R@20    R@30    R@30all MRR     nDCG@10 median\n",
+        "mode      method   queries  R@10    R@20    R@30    R@30all MRR     nDCG@10 median",
     );
+    if let Some(budget) = chars {
+        s.push_str(&format!("  R@{budget}chars"));
+    }
+    s.push('\n');
     for r in runs {
         let m = &r.metrics;
         s.push_str(&format!(
-            "{:<9} {:<8} {:>7}  {:.4}  {:.4}  {:.4}  {:.4}  {:.4}  {:.4}  {}\n",
+            "{:<9} {:<8} {:>7}  {:.4}  {:.4}  {:.4}  {:.4}  {:.4}  {:.4}  {}",
             format!("{:?}", r.mode).to_lowercase(),
             format!("{:?}", r.method).to_lowercase(),
             m.queries,
@@ -385,6 +459,10 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
             m.ndcg_at_10,
             m.median_returned
         ));
+        if let Some(within) = m.recall_at_chars {
+            s.push_str(&format!("  {within:.4}"));
+        }
+        s.push('\n');
     }
     if runs.iter().any(|r| r.fallback) {
         s.push_str("(default: with the full-text fallback; --no-fallback measures without)\n");
@@ -426,6 +504,8 @@ mod tests {
                     reference: "a#b".into(),
                     grade,
                     rank,
+                    // Each result before this one handed over 1,000 characters.
+                    starts_at: rank.map(|r| (r - 1) * 1000),
                 })
                 .collect(),
         }
@@ -446,5 +526,21 @@ mod tests {
         assert_eq!(m.mrr, 0.5333);
         assert_eq!(m.median_returned, 20.0);
         assert_eq!(m.ndcg_at_10, 0.5);
+        assert_eq!((m.recall_at_chars, m.chars), (None, None));
+    }
+
+    /// R@chars counts a must section when its content starts inside the
+    /// budget: ranks 1 and 15 start at 0 and 14,000 characters.
+    #[test]
+    fn recall_at_chars_counts_sections_starting_within_the_budget() {
+        let results = [
+            case(&[(Grade::Must, Some(1)), (Grade::Acceptable, Some(2))], 30),
+            case(&[(Grade::Must, Some(15)), (Grade::Must, None)], 10),
+        ];
+        // (budget, mean share): 1/1 and 0/2; 1/1 and 1/2; the start must be before the budget.
+        for (budget, want) in [(1, 0.5), (14_000, 0.5), (14_001, 0.75), (100_000, 0.75)] {
+            let m = metrics_within(&results, Some(budget));
+            assert_eq!(m.recall_at_chars, Some(want), "budget {budget}");
+        }
     }
 }

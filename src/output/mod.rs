@@ -243,13 +243,14 @@ impl Report {
                 top
             ),
         };
-        if pass.hits.is_empty() {
+        if pass.hits.is_empty() && ranking.fused.is_empty() {
             return;
         }
         let mut index_results: Vec<Option<ResultRow>> = std::mem::take(&mut self.results)
             .into_iter()
             .map(Some)
             .collect();
+        let rows = ranking.rows();
         for (i, &source) in ranking.order.iter().enumerate() {
             let row = match source {
                 fallback::Source::Index(k) => index_results[k].take(),
@@ -267,9 +268,36 @@ impl Report {
                         )
                     })
                 }
+                fallback::Source::Body(k) => {
+                    let hit = &ranking.body[k];
+                    Some(ResultRow::new(
+                        entries,
+                        hit.row,
+                        (hit.score, 0.0),
+                        "body",
+                        Vec::new(),
+                    ))
+                }
             };
             if let Some(mut row) = row {
                 row.rank = i + 1;
+                // Fused rankings: the score that put the row here.
+                if let Some(&fused) = ranking.fused.get(i) {
+                    row.score = round(fused);
+                    row.normalized_score = round(fused.min(1.0));
+                }
+                if let Some(hit) = ranking.body.iter().find(|h| h.row == rows[i]) {
+                    row.matched
+                        .extend(hit.matched.iter().map(|(word, level, field, points)| {
+                            MatchedRow {
+                                keyword: word.clone(),
+                                level: level.as_str(),
+                                field,
+                                points: round(*points),
+                                partial: None,
+                            }
+                        }));
+                }
                 self.results.push(row);
             }
         }

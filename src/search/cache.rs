@@ -27,6 +27,8 @@ use crate::search::{Matcher, WordIndex, text_hash};
 pub(crate) const KEEP: usize = 32;
 /// File name extension of an entry.
 const EXTENSION: &str = "kbidx-words";
+/// File name extension of a body-index entry.
+const BODY_EXTENSION: &str = "kbidx-body";
 
 /// Where the search cache lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +90,12 @@ impl Cache {
         Ok((matcher, false))
     }
 
-    fn store(&self, entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    /// The body-index entry for the index file `path` (see `body`).
+    pub(crate) fn body_entry(&self, path: &Path) -> Option<PathBuf> {
+        self.entry(path).map(|e| e.with_extension(BODY_EXTENSION))
+    }
+
+    pub(crate) fn store(&self, entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let mut tmp = tempfile::Builder::new()
             .prefix(".tmp-")
@@ -108,17 +115,19 @@ impl Cache {
             .filter_map(|e| {
                 let e = e.ok()?;
                 let path = e.path();
-                if path.extension()? != EXTENSION {
+                let extension = path.extension()?;
+                if extension != EXTENSION && extension != BODY_EXTENSION {
                     return None;
                 }
                 Some((e.metadata().ok()?.modified().ok()?, path))
             })
             .collect();
-        if entries.len() <= KEEP {
+        // Each index has a word entry and, once its body stage ran, a body entry.
+        if entries.len() <= 2 * KEEP {
             return;
         }
         entries.sort();
-        for (_, path) in &entries[..entries.len() - KEEP] {
+        for (_, path) in &entries[..entries.len() - 2 * KEEP] {
             let _ = std::fs::remove_file(path);
         }
     }

@@ -561,6 +561,8 @@ pub enum Source {
     Index(usize),
     /// The fallback's hit at this position.
     Fulltext(usize),
+    /// The body stage's hit at this position (a row the index pass did not return).
+    Body(usize),
 }
 
 /// The result order: every index hit, in order, then the fallback's hits

@@ -119,6 +119,11 @@ impl<'a> Matcher<'a> {
         Ok(Self::from_words(path, text, words))
     }
 
+    /// The index file's path and text.
+    pub(crate) fn source(&self) -> (&Path, &str) {
+        (&self.path, &self.text)
+    }
+
     /// Builds the word index (`hash`: the text's [`text_hash`]), so that
     /// searches look words up instead of scanning every row.
     pub fn build_words(&mut self, hash: u128) -> Result<()> {

@@ -9,6 +9,7 @@
 //! `kbidx eval --scoring bm25` compares against.
 
 pub(crate) mod bm25;
+pub(crate) mod body;
 pub(crate) mod cache;
 pub(crate) mod fallback;
 mod fields;
@@ -25,5 +26,5 @@ pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
 pub use matcher::Matcher;
 pub use query::{Keyword, Level, Query};
 pub use score::{Hit, Match, Outcome, Scoring, SearchMode};
-pub use searcher::{Ranking, Searcher, Settings};
+pub use searcher::{Body, Ranking, Searcher, Settings};
 pub use words::{WordIndex, text_hash};

@@ -9,8 +9,11 @@
 use std::cell::OnceCell;
 use std::path::PathBuf;
 
+use super::body::{self, BodyHit, BodyIndex, Params};
+use super::cache::Cache;
 use super::fallback::{self, Corpus, Pass, Source, Status};
 use super::{Hierarchy, Matcher, Outcome, Query, Scoring};
+use crate::index::file::IndexFile;
 
 /// Search settings beyond the query and the scoring method, as flags and
 /// `kbidx.toml` give them.
@@ -18,8 +21,30 @@ use super::{Hierarchy, Matcher, Outcome, Query, Scoring};
 pub struct Settings {
     /// Two-pass file → section search, when on.
     pub hierarchy: Option<Hierarchy>,
-    /// The full-text fallback.
+    /// The full-text fallback (used only when the body stage is off).
     pub fallback: fallback::Settings,
+    /// The body stage, when on.
+    pub body: Option<Body>,
+}
+
+/// How the body stage ranks and how its scores meet the index pass's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Body {
+    /// BM25F parameters.
+    pub(crate) params: Params,
+    /// Weight of the index pass's normalised score in a question's fused
+    /// score (the body stage's score, divided by the query's best, gets the
+    /// rest). 0.2, chosen on the dev split (docs/accuracy.md).
+    pub alpha: f64,
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Self {
+            params: Params::default(),
+            alpha: 0.2,
+        }
+    }
 }
 
 /// An index prepared for searching, with the knowledge directory the
@@ -30,6 +55,9 @@ pub struct Searcher<'a> {
     fallback: fallback::Settings,
     knowledge: Option<PathBuf>,
     corpus: OnceCell<Corpus>,
+    body: Option<Body>,
+    body_index: OnceCell<Option<BodyIndex>>,
+    cache: Option<Cache>,
 }
 
 /// One search's result: the index pass, what the fallback did, and the
@@ -40,8 +68,12 @@ pub struct Ranking {
     pub outcome: Outcome,
     /// The fallback stage.
     pub pass: Pass,
-    /// The final order: index hits, then the fallback's new hits (at most `top`).
+    /// The body stage's hits (empty when it is off).
+    pub(crate) body: Vec<BodyHit>,
+    /// The final order (at most `top`).
     pub order: Vec<Source>,
+    /// The fused score of each row in `order`, when the body stage ran.
+    pub fused: Vec<f64>,
 }
 
 impl Ranking {
@@ -52,6 +84,7 @@ impl Ranking {
             .map(|source| match *source {
                 Source::Index(i) => self.outcome.hits[i].row,
                 Source::Fulltext(i) => self.pass.hits[i].row,
+                Source::Body(i) => self.body[i].row,
             })
             .collect()
     }
@@ -66,7 +99,17 @@ impl<'a> Searcher<'a> {
             fallback: settings.fallback,
             knowledge,
             corpus: OnceCell::new(),
+            body: settings.body,
+            body_index: OnceCell::new(),
+            cache: None,
         }
+    }
+
+    /// Keeps the body index in `cache` (next to the word index), so that a
+    /// search after the first only maps it.
+    pub(crate) fn with_cache(mut self, cache: Option<Cache>) -> Self {
+        self.cache = cache;
+        self
     }
 
     /// The prepared index.
@@ -90,6 +133,12 @@ impl<'a> Searcher<'a> {
         top: usize,
         min_score: Option<f64>,
     ) -> Ranking {
+        if scoring == Scoring::Default
+            && let Some(body) = self.body
+            && let Some(index) = self.body_index()
+        {
+            return self.fused(query, top, min_score, body, index);
+        }
         let outcome = self.matcher.search(query, scoring, top, min_score);
         let pass = self.fallback(scoring, &outcome, query, top);
         let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
@@ -98,7 +147,108 @@ impl<'a> Searcher<'a> {
         Ranking {
             outcome,
             pass,
+            body: Vec::new(),
             order,
+            fused: Vec::new(),
+        }
+    }
+
+    /// The body index, on first use: from the search cache when it holds
+    /// one for this index text and these knowledge files, else built from
+    /// the knowledge directory (and stored). `None` without a knowledge directory.
+    fn body_index(&self) -> Option<&BodyIndex> {
+        self.body_index
+            .get_or_init(|| {
+                let knowledge = self.knowledge.as_ref().filter(|k| k.is_dir())?;
+                let entries = self.matcher.entries();
+                let (path, text) = self.matcher.source();
+                let key = (
+                    super::text_hash(text),
+                    body::fingerprint(&entries, knowledge),
+                );
+                let entry = self.cache.as_ref().and_then(|c| c.body_entry(path));
+                if let Some(entry) = &entry
+                    && let Ok(file) = IndexFile::open(entry)
+                    && let Some(index) = BodyIndex::from_file(file, key)
+                {
+                    return Some(index);
+                }
+                let index = BodyIndex::build(&entries, knowledge, key);
+                if let (Some(cache), Some(entry)) = (&self.cache, entry) {
+                    // Best effort, like the word index.
+                    let _ = cache.store(&entry, index.as_bytes());
+                }
+                Some(index)
+            })
+            .as_ref()
+    }
+
+    /// The index pass and the body stage, fused: each row scores
+    /// `alpha · index + (1 − alpha) · body / best body`, where `index` is the
+    /// index pass's normalised score (0–1). Both stages look further than
+    /// `top` so that a row one of them ranks low can still rise.
+    fn fused(
+        &self,
+        query: &Query,
+        top: usize,
+        min_score: Option<f64>,
+        body: Body,
+        index: &BodyIndex,
+    ) -> Ranking {
+        let wide = top.saturating_mul(3).max(100);
+        let outcome = self
+            .matcher
+            .search(query, Scoring::Default, wide, min_score);
+        let hits = index.search(query, &body.params, wide);
+        let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
+        // Levelled keywords are the agent's deliberate vocabulary, aimed at
+        // titles and hints: the index pass ranks them, and the body stage
+        // breaks its ties and appends what only the text has. A question's
+        // words are the user's own: both stages are fused.
+        let alpha = if query.question.is_some() {
+            body.alpha
+        } else {
+            1.0
+        };
+        let mut rows: std::collections::HashMap<usize, (Source, f64, f64)> =
+            std::collections::HashMap::new();
+        for (i, hit) in outcome.hits.iter().enumerate() {
+            rows.insert(hit.row, (Source::Index(i), alpha * hit.normalized, 0.0));
+        }
+        for (i, hit) in hits.iter().enumerate() {
+            let share = (1.0 - alpha) * hit.score / best;
+            let tie = hit.score / best;
+            rows.entry(hit.row)
+                .and_modify(|(_, score, t)| {
+                    *score += share;
+                    *t = tie;
+                })
+                .or_insert((Source::Body(i), share, tie));
+        }
+        let mut ranked: Vec<(usize, Source, f64, f64)> = rows
+            .into_iter()
+            .map(|(row, (source, score, tie))| (row, source, score, tie))
+            .filter(|&(_, _, score, tie)| score > 0.0 || tie > 0.0)
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.2.total_cmp(&a.2)
+                .then(b.3.total_cmp(&a.3))
+                .then(a.0.cmp(&b.0))
+        });
+        ranked.truncate(top);
+        let pass = Pass {
+            status: Status::Off,
+            confident: fallback::confident(&outcome),
+            min: self.fallback.min,
+            hits: Vec::new(),
+            unreadable: index.unreadable,
+        };
+        Ranking {
+            outcome,
+            pass,
+            body: hits,
+            order: ranked.iter().map(|r| r.1).collect(),
+            fused: ranked.iter().map(|r| r.2).collect(),
         }
     }
 

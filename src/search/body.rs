@@ -1,0 +1,494 @@
+//! The body stage: BM25F over each section's title, hints, derived terms and
+//! text, for every query.
+//!
+//! The index pass (`matcher`) sees titles, hints, paths and derived terms as
+//! strings; this stage sees the words of the section text too. Every field is
+//! normalised and tokenised exactly like queries ([`terms`]: NFKC + case
+//! folding, IPADIC content words), so a question's words meet the words the
+//! section is written in. [`BodyIndex::build`] reads every section once
+//! through the one knowledge reader; the search cache keeps the result, so a
+//! search only looks its query words up.
+//!
+//! Scoring is BM25F: a word's frequency in a row is the weighted sum of its
+//! per-field frequencies, each length-normalised against the field's mean
+//! length, saturated once (`k1`), times the word's idf over the rows.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::index::model::{EntryRef, split_reference};
+use crate::knowledge::Root;
+use crate::knowledge::content::Sections;
+use crate::search::bm25::terms;
+use crate::search::{Level, Query};
+
+/// The fields of a row, in the order of [`Params::weights`].
+pub(crate) const FIELD_NAMES: [&str; 4] = ["title", "hints", "terms", "body"];
+const N_FIELDS: usize = 4;
+
+/// BM25F parameters (chosen on the dev split: docs/accuracy.md).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Params {
+    /// Weight of a word occurrence per field (title, hints, terms, body).
+    pub(crate) weights: [f64; N_FIELDS],
+    /// Length normalisation per field (0: none, 1: full).
+    pub(crate) b: [f64; N_FIELDS],
+    /// Term-frequency saturation.
+    pub(crate) k1: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            weights: [5.0, 1.0, 0.5, 1.0],
+            b: [1.0, 1.0, 0.0, 0.5],
+            k1: 0.8,
+        }
+    }
+}
+
+/// Word postings of every row's four fields, in one byte buffer that is
+/// both the in-memory form and the search cache's entry (so a cached index
+/// is searched where it is mapped, without parsing).
+///
+/// Layout (little-endian): a [`HEADER`]-byte header (magic, the index text
+/// hash and the knowledge fingerprint it was built for, the row, word and
+/// posting counts, the rows with unreadable text, the mean length of each
+/// field), then the field lengths of each row (`u32` × 4), the word offsets
+/// into the word bytes and the posting offsets (`u32`, one more than words
+/// each), the words' bytes (sorted), and the postings (`u32` row, `u16` × 4
+/// frequencies), row ascending per word.
+#[derive(Debug)]
+pub(crate) struct BodyIndex {
+    bytes: Bytes,
+    n_rows: usize,
+    n_words: usize,
+    average: [f64; N_FIELDS],
+    /// Byte offsets of the sections after the header.
+    lengths_at: usize,
+    word_offsets_at: usize,
+    posting_offsets_at: usize,
+    words_at: usize,
+    postings_at: usize,
+    /// Rows whose section text could not be read (missing file, invalid JSON,
+    /// outside the knowledge directory, unknown id): they keep their other fields.
+    pub(crate) unreadable: usize,
+}
+
+/// Where the bytes live: built in memory, or a mapped cache entry.
+enum Bytes {
+    Owned(Vec<u8>),
+    Mapped(crate::index::file::IndexFile),
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes", self.as_slice().len())
+    }
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Self::Owned(v) => v,
+            Self::Mapped(file) => file.bytes(),
+        }
+    }
+}
+
+const MAGIC: &[u8; 8] = b"KBIDXB01";
+/// Header size: magic, index hash (16), fingerprint (8), four `u32` counts, four `f64` means.
+const HEADER: usize = 8 + 16 + 8 + 16 + 32;
+const POSTING: usize = 4 + 2 * N_FIELDS;
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// What the section text of `entries` was read from, in a few bytes: each
+/// referenced file's path, size and modification time (the files are not
+/// read). A cached body index is used only while this is unchanged.
+pub(crate) fn fingerprint(entries: &[EntryRef<'_>], knowledge: &Path) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut last = None;
+    for e in entries {
+        let file = split_reference(&e.reference).0;
+        if last == Some(file) {
+            continue;
+        }
+        last = Some(file);
+        hasher.update(file.as_bytes());
+        hasher.update(&[0]);
+        if let Ok(meta) = std::fs::metadata(knowledge.join(file)) {
+            hasher.update(&meta.len().to_le_bytes());
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            hasher.update(&modified.to_le_bytes());
+        }
+    }
+    hasher.digest()
+}
+
+/// A word of the query, as the body stage searches it.
+struct QueryWord {
+    word: String,
+    level: Level,
+    weight: f64,
+    /// The multi-word keyword it belongs to, when it counts only with its siblings.
+    group: Option<usize>,
+}
+
+/// What matched in a row: (query word, its level, the field it matched best in, points).
+pub(crate) type BodyMatch = (String, Level, &'static str, f64);
+
+/// Postings under construction: word → (row, frequency per field).
+type Building = Vec<(String, Vec<(u32, [u16; N_FIELDS])>)>;
+
+/// A row the body stage found, with what matched.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BodyHit {
+    /// Row of the index.
+    pub(crate) row: usize,
+    /// BM25F score.
+    pub(crate) score: f64,
+    /// The query words that matched, with the field each matched best in and its points.
+    pub(crate) matched: Vec<BodyMatch>,
+}
+
+impl BodyIndex {
+    /// Indexes `entries` (the index rows, in order) with their section text
+    /// from `knowledge`. Files are read and tokenised on a few threads.
+    /// `key` is what the index is valid for: the index text's hash and the
+    /// knowledge fingerprint (see [`fingerprint`]).
+    pub(crate) fn build(entries: &[EntryRef<'_>], knowledge: &Path, key: (u128, u64)) -> Self {
+        // Consecutive rows of one file form a group: the file is read once.
+        let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut start = 0;
+        for i in 1..=entries.len() {
+            if i == entries.len()
+                || split_reference(&entries[i].reference).0
+                    != split_reference(&entries[start].reference).0
+            {
+                groups.push(start..i);
+                start = i;
+            }
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .clamp(1, 8);
+        let chunk = groups.len().div_ceil(threads).max(1);
+        let chunks: Vec<&[std::ops::Range<usize>]> = groups.chunks(chunk).collect();
+        let tokenised = super::haystack::in_parallel(&chunks, |groups| {
+            let root = Root::new(knowledge);
+            let mut rows: Vec<([Vec<String>; N_FIELDS], bool)> = Vec::new();
+            for group in groups.iter() {
+                let file = split_reference(&entries[group.start].reference).0;
+                let document = root
+                    .resolve(file, file)
+                    .and_then(|path| crate::knowledge::read(&path))
+                    .ok();
+                let sections = document.as_ref().map(|d| Sections::new(d.value()));
+                for e in &entries[group.clone()] {
+                    let id = split_reference(&e.reference).1;
+                    let body = sections.as_ref().and_then(|s| s.text(id));
+                    let words = |text: &str| terms(text).unwrap_or_default();
+                    rows.push((
+                        [
+                            words(&e.title),
+                            words(&e.hints),
+                            words(&e.terms),
+                            words(body.as_deref().unwrap_or("")),
+                        ],
+                        body.is_some(),
+                    ));
+                }
+            }
+            rows
+        });
+        let mut lengths: Vec<[u32; N_FIELDS]> = Vec::new();
+        let mut totals = [0u64; N_FIELDS];
+        let mut unreadable = 0;
+        let mut words: HashMap<String, Vec<(u32, [u16; N_FIELDS])>> = HashMap::new();
+        for (row, (fields, readable)) in tokenised.into_iter().flatten().enumerate() {
+            if !readable {
+                unreadable += 1;
+            }
+            let mut row_lengths = [0u32; N_FIELDS];
+            let mut tf: HashMap<String, [u16; N_FIELDS]> = HashMap::new();
+            for (f, list) in fields.into_iter().enumerate() {
+                row_lengths[f] = list.len() as u32;
+                totals[f] += list.len() as u64;
+                for w in list {
+                    let counts = tf.entry(w).or_default();
+                    counts[f] = counts[f].saturating_add(1);
+                }
+            }
+            lengths.push(row_lengths);
+            for (w, counts) in tf {
+                words.entry(w).or_default().push((row as u32, counts));
+            }
+        }
+        let n = lengths.len().max(1) as f64;
+        let average = totals.map(|t| (t as f64 / n).max(1.0));
+        let mut words: Building = words.into_iter().collect();
+        words.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let n_postings: usize = words.iter().map(|(_, p)| p.len()).sum();
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&key.0.to_le_bytes());
+        out.extend_from_slice(&key.1.to_le_bytes());
+        for count in [lengths.len(), words.len(), n_postings, unreadable] {
+            out.extend_from_slice(&(count as u32).to_le_bytes());
+        }
+        for mean in average {
+            out.extend_from_slice(&mean.to_le_bytes());
+        }
+        for row in &lengths {
+            for l in row {
+                out.extend_from_slice(&l.to_le_bytes());
+            }
+        }
+        let mut offset = 0u32;
+        out.extend_from_slice(&offset.to_le_bytes());
+        for (w, _) in &words {
+            offset += w.len() as u32;
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        let mut offset = 0u32;
+        out.extend_from_slice(&offset.to_le_bytes());
+        for (_, postings) in &words {
+            offset += postings.len() as u32;
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        for (w, _) in &words {
+            out.extend_from_slice(w.as_bytes());
+        }
+        for (_, postings) in &mut words {
+            postings.sort_unstable_by_key(|p| p.0);
+            for (row, counts) in postings.iter() {
+                out.extend_from_slice(&row.to_le_bytes());
+                for c in counts {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+        }
+        Self::from_bytes(Bytes::Owned(out), key)
+            .unwrap_or_else(|| unreachable!("a freshly built body index is well-formed"))
+    }
+
+    /// The body index in `bytes` if it is well-formed and was built for
+    /// `key` (index text hash, knowledge fingerprint); else `None`.
+    fn from_bytes(bytes: Bytes, key: (u128, u64)) -> Option<Self> {
+        let b = bytes.as_slice();
+        if b.get(..8)? != MAGIC
+            || u128::from_le_bytes(b.get(8..24)?.try_into().ok()?) != key.0
+            || u64::from_le_bytes(b.get(24..32)?.try_into().ok()?) != key.1
+        {
+            return None;
+        }
+        let count = |i: usize| u32_at(b, 32 + 4 * i).map(|c| c as usize);
+        let (n_rows, n_words, n_postings, unreadable) =
+            (count(0)?, count(1)?, count(2)?, count(3)?);
+        let mut average = [0.0; N_FIELDS];
+        for (f, mean) in average.iter_mut().enumerate() {
+            *mean = f64::from_le_bytes(b.get(48 + 8 * f..56 + 8 * f)?.try_into().ok()?);
+        }
+        let lengths_at = HEADER;
+        let word_offsets_at = lengths_at + n_rows * 4 * N_FIELDS;
+        let posting_offsets_at = word_offsets_at + (n_words + 1) * 4;
+        let words_at = posting_offsets_at + (n_words + 1) * 4;
+        let words_len = u32_at(b, word_offsets_at + n_words * 4)? as usize;
+        let postings_at = words_at + words_len;
+        if b.len() != postings_at + n_postings * POSTING
+            || u32_at(b, posting_offsets_at + n_words * 4)? as usize != n_postings
+        {
+            return None;
+        }
+        // The rest is not checked here (a search maps the entry and reads only
+        // what its words need): every read below is bounds-checked and rows
+        // out of range are skipped, so a damaged entry gives wrong scores at
+        // worst, never a crash; entries are written whole (temp file + rename).
+        Some(Self {
+            bytes,
+            n_rows,
+            n_words,
+            average,
+            lengths_at,
+            word_offsets_at,
+            posting_offsets_at,
+            words_at,
+            postings_at,
+            unreadable,
+        })
+    }
+
+    /// A cached body index: the mapped entry `file`, if valid for `key`.
+    pub(crate) fn from_file(file: crate::index::file::IndexFile, key: (u128, u64)) -> Option<Self> {
+        Self::from_bytes(Bytes::Mapped(file), key)
+    }
+
+    /// The bytes, as the cache stores them.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        self.bytes.as_slice()
+    }
+
+    fn word(&self, i: usize) -> &[u8] {
+        let b = self.bytes.as_slice();
+        let at = |j: usize| u32_at(b, self.word_offsets_at + 4 * j).unwrap_or(0) as usize;
+        b.get(self.words_at + at(i)..self.words_at + at(i + 1))
+            .unwrap_or_default()
+    }
+
+    /// The postings of `word`: (row, frequency per field).
+    fn postings(&self, word: &str) -> impl ExactSizeIterator<Item = (usize, [u16; N_FIELDS])> + '_ {
+        let (mut lo, mut hi) = (0, self.n_words);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.word(mid) < word.as_bytes() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let b = self.bytes.as_slice();
+        let range = if lo < self.n_words && self.word(lo) == word.as_bytes() {
+            let at = |j: usize| u32_at(b, self.posting_offsets_at + 4 * j).unwrap_or(0) as usize;
+            at(lo)..at(lo + 1)
+        } else {
+            0..0
+        };
+        range.map(move |p| {
+            let at = self.postings_at + p * POSTING;
+            // Out of range (a damaged entry only): a row no search returns.
+            let row = u32_at(b, at).map_or(usize::MAX, |r| r as usize);
+            let mut counts = [0u16; N_FIELDS];
+            for (f, c) in counts.iter_mut().enumerate() {
+                let at = at + 4 + 2 * f;
+                *c = b
+                    .get(at..at + 2)
+                    .map_or(0, |x| u16::from_le_bytes([x[0], x[1]]));
+            }
+            (row, counts)
+        })
+    }
+
+    fn lengths(&self, row: usize) -> [u32; N_FIELDS] {
+        let b = self.bytes.as_slice();
+        let mut out = [0u32; N_FIELDS];
+        for (f, l) in out.iter_mut().enumerate() {
+            *l = u32_at(b, self.lengths_at + (row * N_FIELDS + f) * 4).unwrap_or(0);
+        }
+        out
+    }
+
+    /// Number of rows.
+    pub(crate) fn len(&self) -> usize {
+        self.n_rows
+    }
+
+    /// The best `top` rows for `query` by BM25F (score descending, then row
+    /// ascending). A query word counts once, with the highest level weight of
+    /// the keywords it came from (L1 0.3, others 1).
+    pub(crate) fn search(&self, query: &Query, params: &Params, top: usize) -> Vec<BodyHit> {
+        // (word, level, weight, group): a levelled keyword of several words
+        // (`zzzz-no-such-keyword`, `universal dao`) counts only in rows that
+        // have all of them (its group's rows); a question's words count alone.
+        let mut query_words: Vec<QueryWord> = Vec::new();
+        let mut groups: Vec<std::collections::HashSet<usize>> = Vec::new();
+        for k in &query.keywords {
+            let weight = if k.level == Level::L1 { 0.3 } else { 1.0 } * k.weight.min(1.0);
+            let words = terms(&k.norm).unwrap_or_default();
+            let group = (k.level != Level::Question && words.len() > 1).then(|| {
+                let mut rows: Option<std::collections::HashSet<usize>> = None;
+                for w in &words {
+                    let here: std::collections::HashSet<usize> =
+                        self.postings(w).map(|(row, _)| row).collect();
+                    rows = Some(match rows {
+                        None => here,
+                        Some(r) => r.intersection(&here).copied().collect(),
+                    });
+                }
+                groups.push(rows.unwrap_or_default());
+                groups.len() - 1
+            });
+            for w in words {
+                match query_words.iter_mut().find(|q| q.word == w) {
+                    Some(existing) => {
+                        if existing.weight < weight {
+                            existing.level = k.level;
+                            existing.weight = weight;
+                        }
+                        // Free anywhere if any keyword asks for it alone.
+                        existing.group = existing.group.and(group);
+                    }
+                    None => query_words.push(QueryWord {
+                        word: w,
+                        level: k.level,
+                        weight,
+                        group,
+                    }),
+                }
+            }
+        }
+        let n = self.len() as f64;
+        let mut scores: HashMap<usize, (f64, Vec<BodyMatch>)> = HashMap::new();
+        for QueryWord {
+            word,
+            level,
+            weight,
+            group,
+        } in &query_words
+        {
+            let df = self.postings(word).len() as f64;
+            if df == 0.0 {
+                continue;
+            }
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for (row, counts) in self.postings(word) {
+                if row >= self.n_rows || group.is_some_and(|g| !groups[g].contains(&row)) {
+                    continue;
+                }
+                let lengths = self.lengths(row);
+                let mut tf = 0.0;
+                let mut best = (0.0, 0);
+                for f in 0..N_FIELDS {
+                    if counts[f] == 0 {
+                        continue;
+                    }
+                    let norm =
+                        1.0 - params.b[f] + params.b[f] * f64::from(lengths[f]) / self.average[f];
+                    let part = params.weights[f] * f64::from(counts[f]) / norm;
+                    if part > best.0 {
+                        best = (part, f);
+                    }
+                    tf += part;
+                }
+                let points = weight * idf * tf * (params.k1 + 1.0) / (tf + params.k1);
+                let entry = scores.entry(row).or_default();
+                entry.0 += points;
+                entry
+                    .1
+                    .push((word.clone(), *level, FIELD_NAMES[best.1], points));
+            }
+        }
+        let mut ranked: Vec<BodyHit> = scores
+            .into_iter()
+            .filter(|(_, (score, _))| *score > 0.0)
+            .map(|(row, (score, matched))| BodyHit {
+                row,
+                score,
+                matched,
+            })
+            .collect();
+        let order = |a: &BodyHit, b: &BodyHit| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row));
+        if top < ranked.len() {
+            ranked.select_nth_unstable_by(top, order);
+            ranked.truncate(top);
+        }
+        ranked.sort_by(order);
+        ranked
+    }
+}
