@@ -105,18 +105,26 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
 }
 
-/// What the section text of `entries` was read from, in a few bytes: each
-/// referenced file's path, size and modification time (the files are not
-/// read). A cached body index is used only while this is unchanged.
-pub(crate) fn fingerprint(entries: &[EntryRef<'_>], knowledge: &Path) -> u64 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut last = None;
+/// The files the rows' text comes from: each distinct file part of the
+/// references, in row order.
+pub(crate) fn files<'e>(entries: &'e [EntryRef<'_>]) -> Vec<&'e str> {
+    let mut files: Vec<&str> = Vec::new();
     for e in entries {
         let file = split_reference(&e.reference).0;
-        if last == Some(file) {
-            continue;
+        if files.last() != Some(&file) {
+            files.push(file);
         }
-        last = Some(file);
+    }
+    files
+}
+
+/// What the section text was read from, in a few bytes: the kbidx version
+/// and each file's path, size and modification time (the files are not
+/// read). A cached body index is used only while this is unchanged.
+pub(crate) fn fingerprint<'f>(files: impl IntoIterator<Item = &'f str>, knowledge: &Path) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    for file in files {
         hasher.update(file.as_bytes());
         hasher.update(&[0]);
         if let Ok(meta) = std::fs::metadata(knowledge.join(file)) {
@@ -161,9 +169,11 @@ pub(crate) struct BodyHit {
 impl BodyIndex {
     /// Indexes `entries` (the index rows, in order) with their section text
     /// from `knowledge`. Files are read and tokenised on a few threads.
-    /// `key` is what the index is valid for: the index text's hash and the
-    /// knowledge fingerprint (see [`fingerprint`]).
-    pub(crate) fn build(entries: &[EntryRef<'_>], knowledge: &Path, key: (u128, u64)) -> Self {
+    /// `hash` is the index text's hash: a cached entry is valid for that
+    /// text and, through [`fingerprint`], for the files as they are now.
+    pub(crate) fn build(entries: &[EntryRef<'_>], knowledge: &Path, hash: u128) -> Self {
+        let files = files(entries);
+        let key = (hash, fingerprint(files.iter().copied(), knowledge));
         // Consecutive rows of one file form a group: the file is read once.
         let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
         let mut start = 0;
@@ -275,20 +285,29 @@ impl BodyIndex {
                 }
             }
         }
-        Self::from_bytes(Bytes::Owned(out), key)
+        // The file list last: a cached entry re-checks these files.
+        out.extend_from_slice(&(files.len() as u32).to_le_bytes());
+        for file in &files {
+            out.extend_from_slice(&(file.len() as u32).to_le_bytes());
+            out.extend_from_slice(file.as_bytes());
+        }
+        Self::from_bytes(Bytes::Owned(out), key.0, |_| key.1)
             .unwrap_or_else(|| unreachable!("a freshly built body index is well-formed"))
     }
 
-    /// The body index in `bytes` if it is well-formed and was built for
-    /// `key` (index text hash, knowledge fingerprint); else `None`.
-    fn from_bytes(bytes: Bytes, key: (u128, u64)) -> Option<Self> {
+    /// The body index in `bytes` if it is well-formed and was built for the
+    /// index text whose hash is `hash` and for files whose fingerprint, as
+    /// `fingerprint` computes it from the entry's file list, is unchanged.
+    fn from_bytes(
+        bytes: Bytes,
+        hash: u128,
+        fingerprint: impl FnOnce(Vec<&str>) -> u64,
+    ) -> Option<Self> {
         let b = bytes.as_slice();
-        if b.get(..8)? != MAGIC
-            || u128::from_le_bytes(b.get(8..24)?.try_into().ok()?) != key.0
-            || u64::from_le_bytes(b.get(24..32)?.try_into().ok()?) != key.1
-        {
+        if b.get(..8)? != MAGIC || u128::from_le_bytes(b.get(8..24)?.try_into().ok()?) != hash {
             return None;
         }
+        let stored = u64::from_le_bytes(b.get(24..32)?.try_into().ok()?);
         let count = |i: usize| u32_at(b, 32 + 4 * i).map(|c| c as usize);
         let (n_rows, n_words, n_postings, unreadable) =
             (count(0)?, count(1)?, count(2)?, count(3)?);
@@ -302,9 +321,19 @@ impl BodyIndex {
         let words_at = posting_offsets_at + (n_words + 1) * 4;
         let words_len = u32_at(b, word_offsets_at + n_words * 4)? as usize;
         let postings_at = words_at + words_len;
-        if b.len() != postings_at + n_postings * POSTING
-            || u32_at(b, posting_offsets_at + n_words * 4)? as usize != n_postings
-        {
+        let files_at = postings_at + n_postings * POSTING;
+        if u32_at(b, posting_offsets_at + n_words * 4)? as usize != n_postings {
+            return None;
+        }
+        let n_files = u32_at(b, files_at)? as usize;
+        let mut files = Vec::with_capacity(n_files);
+        let mut at = files_at + 4;
+        for _ in 0..n_files {
+            let len = u32_at(b, at)? as usize;
+            files.push(std::str::from_utf8(b.get(at + 4..at + 4 + len)?).ok()?);
+            at += 4 + len;
+        }
+        if at != b.len() || fingerprint(files) != stored {
             return None;
         }
         // The rest is not checked here (a search maps the entry and reads only
@@ -325,9 +354,16 @@ impl BodyIndex {
         })
     }
 
-    /// A cached body index: the mapped entry `file`, if valid for `key`.
-    pub(crate) fn from_file(file: crate::index::file::IndexFile, key: (u128, u64)) -> Option<Self> {
-        Self::from_bytes(Bytes::Mapped(file), key)
+    /// A cached body index: the mapped entry `file`, if it was built for the
+    /// index text whose hash is `hash` and its files in `knowledge` are unchanged.
+    pub(crate) fn from_file(
+        file: crate::index::file::IndexFile,
+        hash: u128,
+        knowledge: &Path,
+    ) -> Option<Self> {
+        Self::from_bytes(Bytes::Mapped(file), hash, |files| {
+            fingerprint(files, knowledge)
+        })
     }
 
     /// The bytes, as the cache stores them.

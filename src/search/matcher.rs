@@ -119,9 +119,16 @@ impl<'a> Matcher<'a> {
         Ok(Self::from_words(path, text, words))
     }
 
-    /// The index file's path and text.
-    pub(crate) fn source(&self) -> (&Path, &str) {
-        (&self.path, &self.text)
+    /// The index file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The [`text_hash`] of the index text (stored in the word index, when there is one).
+    pub(crate) fn text_hash(&self) -> u128 {
+        self.words
+            .as_ref()
+            .map_or_else(|| super::text_hash(&self.text), WordIndex::text_hash)
     }
 
     /// Builds the word index (`hash`: the text's [`text_hash`]), so that

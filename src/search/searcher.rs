@@ -9,7 +9,7 @@
 use std::cell::OnceCell;
 use std::path::PathBuf;
 
-use super::body::{self, BodyHit, BodyIndex, Params};
+use super::body::{BodyHit, BodyIndex, Params};
 use super::cache::Cache;
 use super::fallback::{self, Corpus, Pass, Source, Status};
 use super::{Hierarchy, Matcher, Outcome, Query, Scoring};
@@ -160,20 +160,18 @@ impl<'a> Searcher<'a> {
         self.body_index
             .get_or_init(|| {
                 let knowledge = self.knowledge.as_ref().filter(|k| k.is_dir())?;
-                let entries = self.matcher.entries();
-                let (path, text) = self.matcher.source();
-                let key = (
-                    super::text_hash(text),
-                    body::fingerprint(&entries, knowledge),
-                );
-                let entry = self.cache.as_ref().and_then(|c| c.body_entry(path));
+                let hash = self.matcher.text_hash();
+                let entry = self
+                    .cache
+                    .as_ref()
+                    .and_then(|c| c.body_entry(self.matcher.path()));
                 if let Some(entry) = &entry
                     && let Ok(file) = IndexFile::open(entry)
-                    && let Some(index) = BodyIndex::from_file(file, key)
+                    && let Some(index) = BodyIndex::from_file(file, hash, knowledge)
                 {
                     return Some(index);
                 }
-                let index = BodyIndex::build(&entries, knowledge, key);
+                let index = BodyIndex::build(&self.matcher.entries(), knowledge, hash);
                 if let (Some(cache), Some(entry)) = (&self.cache, entry) {
                     // Best effort, like the word index.
                     let _ = cache.store(&entry, index.as_bytes());

@@ -237,6 +237,14 @@ impl WordIndex {
         })
     }
 
+    /// The hash of the index text this word index was built for.
+    pub(crate) fn text_hash(&self) -> u128 {
+        let b = self.bytes();
+        b.get(24..40)
+            .and_then(|h| h.try_into().ok())
+            .map_or(0, u128::from_le_bytes)
+    }
+
     /// Validates a word index read from the cache for `text` (hash `hash`):
     /// `None` when it is damaged, from another kbidx, or for another text.
     pub fn from_file(file: IndexFile, hash: u128, text: &str) -> Option<Self> {
