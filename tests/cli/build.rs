@@ -1,0 +1,346 @@
+//! `kbidx build`: the fixture index, determinism, `--check`, and every way a build fails
+//! (each leaves the existing `index/index.toon` untouched).
+
+use std::path::Path;
+
+use crate::common::{Sandbox, transcripts};
+
+#[test]
+fn build_writes_the_fixture_index() {
+    let sandbox = Sandbox::new().with_fixture_knowledge();
+    let legacy = sandbox.read("knowledge/index.toon");
+    let run = sandbox.run(&["build"]).success();
+    insta::assert_snapshot!("fixture", run.transcript());
+    let text = sandbox.read_to_string("index/index.toon");
+    insta::assert_snapshot!("fixture_index_toon", text);
+    // The legacy index.toon inside the knowledge directory is neither read nor touched.
+    assert_eq!(sandbox.read("knowledge/index.toon"), legacy);
+
+    // The file decodes to exactly what the library builds from the same tree …
+    let index = kbidx::index::toon::decode(Path::new("index/index.toon"), &text).unwrap();
+    let options = kbidx::build::BuildOptions {
+        knowledge: sandbox.path("knowledge"),
+        filter: None,
+        include: vec!["**/*.json".to_owned()],
+        exclude: Vec::new(),
+        strict: true,
+        terms: kbidx::config::DEFAULT_TERMS,
+    };
+    assert_eq!(index, kbidx::build::build(&options).unwrap().index);
+    // … and the cells TOON must quote come back as the strings the knowledge holds.
+    let cell = |reference: &str| {
+        let e = index
+            .get(reference)
+            .unwrap_or_else(|| panic!("no row {reference}"));
+        (e.title.as_str(), e.hints.as_str())
+    };
+    assert_eq!(
+        cell("reference/api/cells.json#dash"),
+        ("-v flag", "-v --verbose")
+    );
+    assert_eq!(
+        cell("reference/api/cells.json#hash"),
+        ("#hash title", "#anchor x#y")
+    );
+    assert_eq!(cell("reference/api/cells.json#bool"), ("true", "true"));
+    assert_eq!(cell("reference/api/cells.json#number"), ("42", "3.14"));
+    assert_eq!(
+        cell("reference/api/cells.json#comma"),
+        ("a, b and c", "comma,separated colon: here")
+    );
+    assert_eq!(
+        cell("reference/api/cells.json#quote"),
+        ("say \"hi\"", "back\\slash [brackets] {braces}")
+    );
+    assert_eq!(
+        cell("reference/api/cells.json#plain"),
+        ("Plain text stays bare", "x-y a|b v1.2")
+    );
+    assert_eq!(cell("reference/api/cells.json#empty"), ("", ""));
+    assert_eq!(
+        cell("guide/setup.json#config"),
+        (
+            "セットアップ手順",
+            "設定ファイル config key: value kbidx.toml"
+        )
+    );
+    assert!(
+        cell("notes/changelog.json#v2").0.contains("v2: 検索の改善"),
+        "{:?}",
+        cell("notes/changelog.json#v2")
+    );
+}
+
+#[test]
+fn build_is_deterministic() {
+    let sandbox = Sandbox::new().with_fixture_knowledge().with_built_index();
+    let first = sandbox.read("index/index.toon");
+    sandbox.run(&["build", "--quiet"]).success();
+    assert_eq!(
+        sandbox.read("index/index.toon"),
+        first,
+        "second build differs"
+    );
+    // The same tree at another path (and under another name) gives the same bytes.
+    sandbox.copy_dir("knowledge", "elsewhere/kb");
+    let run = sandbox
+        .run(&[
+            "build",
+            "--quiet",
+            "--knowledge",
+            "elsewhere/kb",
+            "--out",
+            "elsewhere/i.toon",
+        ])
+        .success();
+    assert!(run.stdout.is_empty(), "--quiet printed {:?}", run.stdout);
+    assert_eq!(
+        sandbox.read("elsewhere/i.toon"),
+        first,
+        "build from a copy differs"
+    );
+}
+
+/// A rebuild that gives the same bytes leaves the index file alone (same
+/// inode, same modification time, "(unchanged)"); a changed tree replaces it.
+#[test]
+fn build_leaves_an_up_to_date_index_untouched() {
+    use std::os::unix::fs::MetadataExt as _;
+    let sandbox = Sandbox::new().with_fixture_knowledge().with_built_index();
+    let stat = || std::fs::metadata(sandbox.path("index/index.toon")).unwrap();
+    let before = stat();
+    // Make any rewrite visible in the modification time.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let run = sandbox.run(&["build"]).success();
+    assert!(
+        run.stdout.ends_with("files (unchanged)\n"),
+        "{:?}",
+        run.stdout
+    );
+    let after = stat();
+    assert_eq!(
+        (after.ino(), after.modified().unwrap()),
+        (before.ino(), before.modified().unwrap())
+    );
+
+    let old = sandbox.read("index/index.toon");
+    sandbox.write(
+        "knowledge/extra.json",
+        r#"{"index":[{"id":"x","hints":["new"]}],"sections":{"x":""}}"#,
+    );
+    let run = sandbox.run(&["build"]).success();
+    assert!(!run.stdout.contains("unchanged"), "{:?}", run.stdout);
+    assert_ne!(sandbox.read("index/index.toon"), old);
+    assert_ne!(stat().ino(), before.ino(), "not replaced by a rename");
+}
+
+#[test]
+fn build_check_up_to_date() {
+    let sandbox = Sandbox::new().with_fixture_knowledge().with_built_index();
+    let run = sandbox.run(&["build", "--check"]);
+    assert_eq!(run.code, 0);
+    insta::assert_snapshot!("check_up_to_date", run.transcript());
+}
+
+#[test]
+fn build_check_stale_prints_a_diff_and_writes_nothing() {
+    let sandbox = Sandbox::new().with_fixture_knowledge().with_built_index();
+    let before = sandbox.read("index/index.toon");
+    let setup = sandbox.read_to_string("knowledge/guide/setup.json");
+    sandbox.write(
+        "knowledge/guide/setup.json",
+        setup.replace("\"辞書\"", "\"辞書\", \"dictionary\""),
+    );
+    let run = sandbox.run(&["build", "--check"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        sandbox.read("index/index.toon"),
+        before,
+        "--check wrote the index"
+    );
+    insta::assert_snapshot!("check_stale", run.transcript());
+}
+
+#[test]
+fn build_check_missing_index() {
+    let sandbox = Sandbox::new().with_fixture_knowledge();
+    let run = sandbox.run(&["build", "--check", "--quiet"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        !sandbox.path("index/index.toon").exists(),
+        "--check created the index"
+    );
+    insta::assert_snapshot!("check_missing_index", run.transcript());
+}
+
+#[test]
+fn build_check_with_bad_knowledge_is_an_error_not_stale() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file("knowledge/guide/broken.json", "{\"id\": }");
+    let run = sandbox.fails_leaving_index(&["build", "--check"]);
+    assert!(
+        run.stderr
+            .starts_with("kbidx: knowledge/guide/broken.json:1:8: invalid JSON"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn build_invalid_json() {
+    let sandbox = Sandbox::new().with_fixture_knowledge().with_built_index();
+    // The error column counts characters, not bytes (日本語 is 9 bytes).
+    sandbox.write(
+        "knowledge/guide/broken.json",
+        "{\n  \"title\": \"日本語\" \"index\": []\n}\n",
+    );
+    let run = sandbox.fails_leaving_index(&["build"]);
+    insta::assert_snapshot!("invalid_json", run.transcript());
+}
+
+#[test]
+fn build_invalid_utf8() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file(
+            "knowledge/guide/latin1.json",
+            b"{\"id\": \"x\",\n \"title\": \"caf\xe9\"}\n",
+        );
+    let run = sandbox.fails_leaving_index(&["build"]);
+    insta::assert_snapshot!("invalid_utf8", run.transcript());
+}
+
+#[test]
+fn build_filter_syntax_error_points_into_the_program() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file(
+            "extract.jq",
+            "# our own extraction\n.index[]\n| { reference: \"\\($path)#\\(.id)\",\n    hints: (.hints | join(\" \")\n  }\n",
+        );
+    let run = sandbox.fails_leaving_index(&["build", "--filter", "extract.jq"]);
+    insta::assert_snapshot!("filter_syntax_error", run.transcript());
+}
+
+#[test]
+fn build_filter_runtime_error() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file("boom.jq", "error(\"boom\")\n");
+    let run = sandbox.fails_leaving_index(&["build", "--filter", "boom.jq"]);
+    insta::assert_snapshot!("filter_runtime_error", run.transcript());
+}
+
+#[test]
+fn build_hints_not_an_array() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file(
+            "knowledge/guide/wrong.json",
+            r#"{"id": "wrong", "index": [{"id": "a", "hints": "one string"}], "sections": {"a": "text"}}"#,
+        );
+    let run = sandbox.fails_leaving_index(&["build"]);
+    insta::assert_snapshot!("hints_not_an_array", run.transcript());
+}
+
+#[test]
+fn build_numeric_id() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file(
+            "knowledge/guide/wrong.json",
+            r#"{"id": "wrong", "index": [{"id": "a", "hints": []}, {"id": 2, "hints": []}], "sections": {"a": ""}}"#,
+        );
+    let run = sandbox.fails_leaving_index(&["build"]);
+    insta::assert_snapshot!("numeric_id", run.transcript());
+}
+
+#[test]
+fn build_duplicate_reference_names_both_files() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file(
+            "same.jq",
+            "{reference: \"shared.json#intro\", hints: $path}\n",
+        );
+    let run = sandbox.fails_leaving_index(&["build", "--filter", "same.jq"]);
+    assert!(
+        run.stderr.contains("knowledge/guide/setup.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("knowledge/notes/changelog.json"),
+        "{}",
+        run.stderr
+    );
+    insta::assert_snapshot!("duplicate_reference", run.transcript());
+}
+
+#[test]
+fn build_orphan_section_warns_and_strict_fails() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file(
+            "knowledge/guide/orphan.json",
+            r#"{"id": "orphan", "title": "孤立", "index": [{"id": "a", "hints": ["h"]}], "sections": {"a": "A", "lost": "B"}}"#,
+        );
+    let strict = sandbox.fails_leaving_index(&["build", "--strict"]);
+    let lenient = sandbox.run(&["build"]);
+    assert_eq!(lenient.code, 0, "{}", lenient.transcript());
+    let text = sandbox.read_to_string("index/index.toon");
+    assert!(text.contains("guide/orphan.json#a,孤立,h,\"\"\n"), "{text}");
+    insta::assert_snapshot!("orphan_section", transcripts(&[strict, lenient]));
+}
+
+#[test]
+fn build_empty_knowledge_directory() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_dir("empty");
+    let empty = sandbox.fails_leaving_index(&["build", "--knowledge", "empty"]);
+    let missing = sandbox.fails_leaving_index(&["build", "--knowledge", "no-such-dir"]);
+    insta::assert_snapshot!("empty_or_missing_knowledge", transcripts(&[empty, missing]));
+}
+
+#[test]
+fn build_unwritable_output() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file("blocker", "a regular file, not a directory\n");
+    let run = sandbox.fails_leaving_index(&["build", "--out", "blocker/index.toon"]);
+    assert_eq!(
+        sandbox.read("blocker"),
+        b"a regular file, not a directory\n"
+    );
+    insta::assert_snapshot!("unwritable_output", run.transcript());
+}
+
+#[test]
+fn build_bad_config_key() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_built_index()
+        .with_file(
+            "kbidx.toml",
+            "# settings\nknowledge = \"knowledge\"\nindx = \"out.toon\"\n",
+        );
+    let run = sandbox.fails_leaving_index(&["build"]);
+    assert!(
+        run.stderr.starts_with("kbidx: kbidx.toml:3:1: "),
+        "{}",
+        run.stderr
+    );
+    insta::assert_snapshot!("bad_config_key", run.transcript());
+}

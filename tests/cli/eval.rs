@@ -1,0 +1,51 @@
+//! `kbidx eval`: accuracy over a query set, through the binary.
+
+use crate::common::Sandbox;
+
+#[test]
+fn eval_summary_runs() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_repo_dir("tests/fixtures", "fixtures");
+    let run = sandbox
+        .run(&["eval", "--eval", "fixtures/queries.jsonl", "--summary"])
+        .success();
+    assert!(run.stderr.is_empty(), "{}", run.transcript());
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("mode ") && lines[0].contains("MRR"),
+        "{}",
+        run.stdout
+    );
+    // keywords, terms and question, each with default and seed, and the note that
+    // default ran with the full-text fallback; no per-query details.
+    assert_eq!(lines.len(), 8, "{}", run.stdout);
+    assert!(lines[7].contains("full-text fallback"), "{}", run.stdout);
+    for mode in ["keywords", "terms", "question"] {
+        for method in ["default", "seed"] {
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.split_whitespace().take(2).eq([mode, method])),
+                "no {mode}/{method} row in\n{}",
+                run.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn eval_bad_case_line() {
+    let sandbox = Sandbox::new().with_repo_knowledge().with_file(
+        "cases.jsonl",
+        "{\"id\": \"a\", \"query\": \"q\", \"expected\": []}\n\n{\"id\": \"b\", \"query\": 3}\n",
+    );
+    let run = sandbox.run(&["eval", "--eval", "cases.jsonl"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with("kbidx: cases.jsonl:3:"),
+        "{}",
+        run.stderr
+    );
+    insta::assert_snapshot!("bad_case_line", run.transcript());
+}

@@ -1,0 +1,537 @@
+//! `kbidx search` over a copy of the repository's own `knowledge/` and `index/index.toon`:
+//! questions, levelled keywords, output formats, the full-text fallback, the cache and the
+//! two-pass (hierarchical) mode.
+
+use crate::common::{Run, Sandbox, transcripts};
+
+/// The levelled keywords of `ja-build-01` in tests/fixtures/queries.jsonl.
+const CHECK_KEYWORDS: [&str; 6] = [
+    "--l1",
+    "索引,index",
+    "--l2",
+    "kbidx build,--check",
+    "--l3",
+    "確認,check,鮮度,最新",
+];
+
+fn with_args<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(extra).copied().collect()
+}
+
+#[test]
+fn search_japanese_question() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox
+        .run(&[
+            "search",
+            "--top",
+            "5",
+            "索引が最新かどうかだけ確認して、ファイルは書き換えたくない",
+        ])
+        .success();
+    insta::assert_snapshot!("japanese_question", run.transcript());
+}
+
+#[test]
+fn search_english_question() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox
+        .run(&[
+            "search",
+            "--top",
+            "5",
+            "will pre-commit's end-of-file-fixer fight with the generated index file?",
+        ])
+        .success();
+    insta::assert_snapshot!("english_question", run.transcript());
+}
+
+#[test]
+fn search_worked_example_explain() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox
+        .run(&with_args(
+            &["search", "--top", "5", "--explain"],
+            &CHECK_KEYWORDS,
+        ))
+        .success();
+    assert!(run.stdout.starts_with("  1."), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains("guide/build.json#check"),
+        "{}",
+        run.stdout
+    );
+    insta::assert_snapshot!("worked_example_explain", run.transcript());
+}
+
+#[test]
+fn search_seed_scoring() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox
+        .run(&with_args(
+            &["search", "--top", "5", "--explain", "--scoring", "seed"],
+            &CHECK_KEYWORDS,
+        ))
+        .success();
+    insta::assert_snapshot!("seed_scoring_explain", run.transcript());
+}
+
+#[test]
+fn search_json_document_schema() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--top",
+            "3",
+            "--l2",
+            "kbidx search",
+            "--l3",
+            "json,output",
+            "JSON で結果がほしい",
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let keys =
+        |v: &serde_json::Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(
+        keys(&doc),
+        [
+            "query", "keywords", "scoring", "total", "fallback", "results"
+        ]
+    );
+    assert_eq!(doc["query"], "JSON で結果がほしい");
+    assert_eq!(keys(&doc["keywords"])[..3], ["l1", "l2", "l3"]);
+    assert!(
+        doc["keywords"]["q"]
+            .as_array()
+            .is_some_and(|q| !q.is_empty()),
+        "question keywords under `q`"
+    );
+    assert_eq!(doc["scoring"], "default");
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    assert!(doc["total"].as_u64().unwrap() >= 3);
+    let mut last = f64::INFINITY;
+    for (i, r) in results.iter().enumerate() {
+        for key in [
+            "rank",
+            "reference",
+            "file",
+            "section",
+            "score",
+            "normalized_score",
+            "stage",
+            "matched",
+        ] {
+            assert!(r.get(key).is_some(), "result {i} lacks `{key}`: {r}");
+        }
+        assert_eq!(r["stage"], "index", "{r}");
+        assert_eq!(r["rank"].as_u64(), Some(i as u64 + 1));
+        let reference = format!(
+            "{}#{}",
+            r["file"].as_str().unwrap(),
+            r["section"].as_str().unwrap()
+        );
+        assert_eq!(r["reference"].as_str(), Some(reference.as_str()));
+        let score = r["score"].as_f64().unwrap();
+        assert!(score <= last, "scores not descending: {score} after {last}");
+        last = score;
+        let normalized = r["normalized_score"].as_f64().unwrap();
+        assert!(
+            (0.0..=1.0).contains(&normalized),
+            "normalized_score {normalized}"
+        );
+        let matched = r["matched"].as_array().unwrap();
+        assert!(!matched.is_empty());
+        for m in matched {
+            for key in ["keyword", "level", "field", "points"] {
+                assert!(m.get(key).is_some(), "matched entry lacks `{key}`: {m}");
+            }
+            assert!(
+                ["l1", "l2", "l3", "q"].contains(&m["level"].as_str().unwrap()),
+                "{m}"
+            );
+            assert!(
+                ["title", "hints", "path", "file_title"].contains(&m["field"].as_str().unwrap()),
+                "{m}"
+            );
+        }
+        assert!(
+            r.get("content").is_none() && r.get("truncated").is_none(),
+            "content without --with-content"
+        );
+    }
+    insta::assert_snapshot!("json_format", run.transcript());
+}
+
+#[test]
+fn search_fallback_finds_text_only_in_section_bodies() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    // "unicode" and "lowercase" occur only in section bodies (the answer is
+    // reference/scoring.json#normalization): in no title, hints or derived terms.
+    let question = "Is unicode text turned lowercase?";
+    let index = std::fs::read_to_string(sandbox.path("index/index.toon")).unwrap();
+    for word in ["unicode", "lowercase"] {
+        assert!(
+            !index.to_lowercase().contains(word),
+            "{word} is in the index"
+        );
+    }
+    let json = sandbox
+        .run(&["search", "--format", "json", question])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["fallback"], "ran");
+    let results = doc["results"].as_array().unwrap();
+    let answer = results
+        .iter()
+        .find(|r| r["reference"] == "reference/scoring.json#normalization")
+        .unwrap_or_else(|| panic!("answer not found: {}", json.stdout));
+    assert_eq!(answer["stage"], "fulltext");
+    assert_eq!(answer["matched"][0]["field"], "body");
+    let excerpt = answer["excerpt"].as_str().unwrap();
+    assert!(excerpt.to_lowercase().contains("unicode"), "{excerpt}");
+    assert!(excerpt.chars().count() <= 202, "{excerpt}");
+    // Fallback results come after every index result, and no reference twice.
+    let stages: Vec<&str> = results
+        .iter()
+        .map(|r| r["stage"].as_str().unwrap())
+        .collect();
+    assert!(
+        stages.windows(2).all(|w| w != ["fulltext", "index"]),
+        "{stages:?}"
+    );
+    let mut references: Vec<&str> = results
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .collect();
+    references.sort_unstable();
+    references.dedup();
+    assert_eq!(references.len(), results.len());
+
+    // Without the fallback only the index pass's results remain.
+    let off = sandbox
+        .run(&["search", "--no-fallback", question])
+        .success();
+    assert!(!off.stdout.contains("[fulltext]"), "{}", off.transcript());
+
+    // Japanese: 偶然一致 is only in the body of guide/agent-skill.json#judgement;
+    // its fallback hit comes after the index pass's hits, marked in text and explained.
+    let japanese = sandbox
+        .run(&["search", "--top", "5", "偶然一致した結果はどう扱う？"])
+        .success();
+    assert!(
+        japanese
+            .stdout
+            .lines()
+            .any(|l| l.contains("guide/agent-skill.json#judgement") && l.ends_with("[fulltext]")),
+        "{}",
+        japanese.stdout
+    );
+    let explain = sandbox
+        .run(&[
+            "search",
+            "--top",
+            "5",
+            "--explain",
+            "偶然一致した結果はどう扱う？",
+        ])
+        .success();
+    assert!(
+        explain.stdout.contains("stage: fulltext"),
+        "{}",
+        explain.stdout
+    );
+    assert!(explain.stdout.contains("excerpt: "), "{}", explain.stdout);
+
+    // `fallback = false` in kbidx.toml turns it off; so does a missing knowledge directory.
+    sandbox.write("off.toml", "fallback = false\n");
+    let config_off = sandbox
+        .run(&[
+            "--config", "off.toml", "search", "--format", "json", question,
+        ])
+        .success();
+    assert!(
+        config_off.stdout.contains("\"fallback\": \"off\""),
+        "{}",
+        config_off.transcript()
+    );
+    let no_knowledge = sandbox.run(&[
+        "search",
+        "--knowledge",
+        "missing",
+        "--format",
+        "json",
+        question,
+    ]);
+    assert_eq!(no_knowledge.code, 0, "{}", no_knowledge.transcript());
+    let doc: serde_json::Value = serde_json::from_str(&no_knowledge.stdout).unwrap();
+    assert_eq!(doc["fallback"], "no knowledge directory");
+    insta::assert_snapshot!(
+        "fallback",
+        transcripts(&[json, off, japanese, explain, config_off, no_knowledge])
+    );
+}
+
+#[test]
+fn search_toon_format() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox
+        .run(&with_args(
+            &["search", "--format", "toon", "--top", "3"],
+            &CHECK_KEYWORDS,
+        ))
+        .success();
+    insta::assert_snapshot!("toon_format", run.transcript());
+}
+
+#[test]
+fn search_with_content_and_budget() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let text = sandbox
+        .run(&[
+            "search",
+            "--with-content",
+            "--max-chars",
+            "200",
+            "--top",
+            "2",
+            "--l2=--with-content,--max-chars",
+        ])
+        .success();
+    let json = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--max-chars",
+            "200",
+            "--top",
+            "2",
+            "--l2=--with-content,--max-chars",
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let results = doc["results"].as_array().unwrap();
+    let chars: usize = results
+        .iter()
+        .filter_map(|r| r["content"].as_str())
+        .map(|c| c.chars().count())
+        .sum();
+    assert_eq!(chars, 200, "--max-chars is a budget over all results");
+    assert_eq!(results[0]["truncated"], true);
+    insta::assert_snapshot!("with_content_max_chars", transcripts(&[text, json]));
+}
+
+#[test]
+fn search_keywords_from_stdin() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let stdin = r#"{"l1": ["search", "検索"], "l2": ["--keywords", "stdin"], "l3": ["json", "pipe", "標準入力"]}"#;
+    let run = sandbox
+        .run_with_stdin(&["search", "--keywords", "-", "--top", "3"], stdin)
+        .success();
+    assert!(
+        run.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains("guide/search.json#keyword-options"),
+        "{}",
+        run.stdout
+    );
+    insta::assert_snapshot!("keywords_from_stdin", run.transcript());
+}
+
+#[test]
+fn search_keywords_file_bad_json() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file(
+            "syntax.json",
+            "{\"l2\": [\"kbidx search\",\n  \"l3\": [\"json\"]}\n",
+        )
+        .with_file("unknown.json", "{\"l2\": [\"kbidx search\"], \"l4\": []}\n")
+        .with_file("types.json", "{\"l2\": \"kbidx search\"}\n");
+    let runs: Vec<Run> = ["syntax.json", "unknown.json", "types.json"]
+        .iter()
+        .map(|file| {
+            let run = sandbox.run(&["search", "--keywords", file]);
+            assert_eq!(run.code, 2, "{}", run.transcript());
+            run
+        })
+        .collect();
+    insta::assert_snapshot!("keywords_file_bad_json", transcripts(&runs));
+}
+
+#[test]
+fn search_no_results_exits_1_with_a_complete_document() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let runs: Vec<Run> = ["text", "json", "toon"]
+        .iter()
+        .map(|format| {
+            let run = sandbox.run(&["search", "--format", format, "--l3", "zzzz-no-such-keyword"]);
+            assert_eq!(run.code, 1, "{}", run.transcript());
+            assert!(run.stderr.is_empty(), "{}", run.transcript());
+            run
+        })
+        .collect();
+    let doc: serde_json::Value = serde_json::from_str(&runs[1].stdout).unwrap();
+    assert_eq!(doc["results"], serde_json::json!([]));
+    assert_eq!(doc["total"], 0);
+    insta::assert_snapshot!("no_results", transcripts(&runs));
+}
+
+#[test]
+fn search_nothing_to_search_for() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox.run(&["search", "  "]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("nothing_to_search_for", run.transcript());
+}
+
+#[test]
+fn search_unknown_index_path() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox.run(&["search", "--index", "no/such/index.toon", "--l3", "check"]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("unknown_index", run.transcript());
+}
+
+#[test]
+fn search_hand_edited_index_with_wrong_row_count() {
+    let sandbox = Sandbox::new()
+        .with_file(
+            "index/index.toon",
+            "sections[3]{reference,title,hints}:\n  a.json#x,X,check\n  a.json#y,Y,\"check, again\"\n",
+        )
+        .with_file(
+            "extra.toon",
+            "sections[1]{reference,title,hints}:\n  a.json#x,X,check\n  a.json#y,Y,check\n",
+        );
+    let short = sandbox.run(&["search", "--l3", "check"]);
+    let long = sandbox.run(&["search", "--index", "extra.toon", "--l3", "check"]);
+    assert_eq!((short.code, long.code), (2, 2));
+    insta::assert_snapshot!("index_wrong_row_count", transcripts(&[short, long]));
+}
+
+#[test]
+fn search_cache_gives_the_same_results_and_follows_the_index() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let args = ["search", "--format", "json", "インデックスを作り直したい"];
+    let uncached = sandbox.run(&with_args(&args, &["--no-cache"])).success();
+    assert!(
+        !sandbox.path(".cache").exists(),
+        "--no-cache writes no cache"
+    );
+    let first = sandbox.run(&args).success();
+    let entries = std::fs::read_dir(sandbox.path(".cache")).unwrap().count();
+    assert_eq!(entries, 1, "one cache entry per index");
+    let second = sandbox.run(&args).success();
+    assert_eq!(first.stdout, uncached.stdout, "building the entry");
+    assert_eq!(second.stdout, uncached.stdout, "answering from the entry");
+
+    // A replaced index is never answered from the old entry ...
+    sandbox.write(
+        "index/index.toon",
+        "sections[1]{reference,title,hints}:\n  x.json#only,Only,インデックス 作り直し\n",
+    );
+    let run = sandbox
+        .run(&with_args(&args, &["--no-fallback", "--top", "1"]))
+        .success();
+    assert!(run.stdout.contains("x.json#only"), "{}", run.stdout);
+    // ... and a broken one is reported as without a cache.
+    sandbox.write(
+        "index/index.toon",
+        "sections[2]{reference,title,hints}:\n  x.json#only,Only,インデックス\n",
+    );
+    let broken = sandbox.run(&args);
+    let broken_uncached = sandbox.run(&with_args(&args, &["--no-cache"]));
+    assert_eq!(broken.code, 2);
+    assert_eq!(broken.stderr, broken_uncached.stderr);
+}
+
+#[test]
+fn search_cache_off_in_config() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("kbidx.toml", "cache = false\n");
+    sandbox.run(&["search", "--l3", "check"]).success();
+    assert!(!sandbox.path(".cache").exists());
+}
+
+#[test]
+fn search_two_pass_reports_its_mode() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let runs = [
+        // A confident file: its sections are blended with the file score.
+        sandbox
+            .run(&[
+                "search",
+                "--hierarchy",
+                "--explain",
+                "--top",
+                "3",
+                "how to rebuild the index",
+            ])
+            .success(),
+        // No file stands out: the flat ranking stands, and --explain says why.
+        sandbox
+            .run(&[
+                "search",
+                "--hierarchy",
+                "--explain",
+                "--top",
+                "3",
+                "バッチ処理のリラン",
+            ])
+            .success(),
+        // --no-hierarchy wins over an earlier --hierarchy: no search_mode in the JSON.
+        sandbox
+            .run(&[
+                "search",
+                "--hierarchy",
+                "--no-hierarchy",
+                "--format",
+                "json",
+                "--top",
+                "1",
+                "how to rebuild the index",
+            ])
+            .success(),
+    ];
+    assert!(runs[0].stdout.starts_with("search mode: hierarchical ("));
+    assert!(
+        runs[1]
+            .stdout
+            .starts_with("search mode: flat (no confident file")
+    );
+    assert!(!runs[2].stdout.contains("search_mode"));
+    insta::assert_snapshot!("two_pass_modes", transcripts(&runs));
+}
+
+#[test]
+fn search_two_pass_alpha_out_of_range() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox.run(&["search", "--hierarchy-alpha", "1.5", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert_eq!(
+        run.stderr,
+        "kbidx: --hierarchy-alpha must be between 0 and 1, not 1.5\n"
+    );
+    sandbox.write("kbidx.toml", "hierarchy = true\nhierarchy_alpha = -1\n");
+    let run = sandbox.run(&["search", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr
+            .starts_with("kbidx: kbidx.toml:2:1: hierarchy_alpha must be between 0 and 1, not -1"),
+        "{}",
+        run.stderr
+    );
+}
