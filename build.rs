@@ -59,12 +59,17 @@ fn build() -> Result<(), String> {
     let out_dir = env::var_os("OUT_DIR").ok_or("kbidx: OUT_DIR is not set (not run by cargo?)")?;
     let out_dir = PathBuf::from(out_dir);
     let source = match env::var_os(IPADIC_DIR_ENV).filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            // A directory path makes cargo rerun the script when any file in it changes.
+            println!("cargo:rerun-if-changed={}", dir.display());
+            dir
+        }
+        // Only the archive is watched (see `unpack_bundled`): the directory it is
+        // unpacked into is rewritten on every run and would make every build rerun us.
         None => unpack_bundled(&out_dir)?,
     };
     check_source(&source)?;
-    // A directory path makes cargo rerun the script when any file in it changes.
-    println!("cargo:rerun-if-changed={}", source.display());
     let output = out_dir.join(OUTPUT_SUBDIR);
     if output.exists() {
         std::fs::remove_dir_all(&output)

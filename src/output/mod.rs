@@ -145,6 +145,10 @@ pub(crate) struct MatchedRow {
     /// Compound parts that matched when the whole keyword did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<Vec<String>>,
+    /// `body` for a match of the body stage (a word of the section's title,
+    /// hints, terms or text, as tokenised); absent for the index pass's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<&'static str>,
 }
 
 impl From<&crate::search::Match> for MatchedRow {
@@ -155,6 +159,7 @@ impl From<&crate::search::Match> for MatchedRow {
             field: m.field.as_str(),
             points: round(m.points),
             partial: m.partial.clone(),
+            stage: None,
         }
     }
 }
@@ -167,6 +172,7 @@ impl From<&fallback::TermMatch> for MatchedRow {
             field: m.field,
             points: round(m.points),
             partial: m.partial.clone(),
+            stage: None,
         }
     }
 }
@@ -282,9 +288,9 @@ impl Report {
             if let Some(mut row) = row {
                 row.rank = i + 1;
                 // Fused rankings: the score that put the row here.
-                if let Some(&fused) = ranking.fused.get(i) {
-                    row.score = round(fused);
-                    row.normalized_score = round(fused.min(1.0));
+                if let Some(&(score, normalized)) = ranking.fused.get(i) {
+                    row.score = round(score);
+                    row.normalized_score = round(normalized);
                 }
                 if let Some(hit) = ranking.body.iter().find(|h| h.row == rows[i]) {
                     row.matched
@@ -295,6 +301,7 @@ impl Report {
                                 field,
                                 points: round(*points),
                                 partial: None,
+                                stage: Some("body"),
                             }
                         }));
                 }
@@ -372,8 +379,12 @@ impl Report {
                         .as_ref()
                         .map(|p| format!(" (parts: {})", p.join(", ")))
                         .unwrap_or_default();
+                    let stage = m
+                        .stage
+                        .map(|stage| format!(" ({stage} stage)"))
+                        .unwrap_or_default();
                     s.push_str(&format!(
-                        "       {:<2} {:<10} {:>+8.3}  {}{partial}\n",
+                        "       {:<2} {:<10} {:>+8.3}  {}{partial}{stage}\n",
                         m.level, m.field, m.points, m.keyword
                     ));
                 }
@@ -470,7 +481,11 @@ impl Report {
                 .iter()
                 .map(|m| {
                     if explain {
-                        format!("{}:{}:{}:{}", m.level, m.field, m.points, m.keyword)
+                        let field = match m.stage {
+                            Some(stage) => format!("{stage}/{}", m.field),
+                            None => m.field.to_owned(),
+                        };
+                        format!("{}:{field}:{}:{}", m.level, m.points, m.keyword)
                     } else {
                         m.keyword.clone()
                     }

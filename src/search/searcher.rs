@@ -72,8 +72,11 @@ pub struct Ranking {
     pub(crate) body: Vec<BodyHit>,
     /// The final order (at most `top`).
     pub order: Vec<Source>,
-    /// The fused score of each row in `order`, when the body stage ran.
-    pub fused: Vec<f64>,
+    /// The (score, normalised score) each row in `order` is ranked by, when
+    /// the body stage ran: a question's fused score (0–1, both); for levelled
+    /// keywords the index pass's own (0 for rows only the body stage found,
+    /// which come after).
+    pub fused: Vec<(f64, f64)>,
 }
 
 impl Ranking {
@@ -241,12 +244,20 @@ impl<'a> Searcher<'a> {
             hits: Vec::new(),
             unreadable: index.unreadable,
         };
+        let fused = ranked
+            .iter()
+            .map(|r| match (query.question.is_some(), r.1) {
+                (true, _) => (r.2, r.2.min(1.0)),
+                (false, Source::Index(i)) => (outcome.hits[i].score, outcome.hits[i].normalized),
+                (false, _) => (0.0, 0.0),
+            })
+            .collect();
         Ranking {
             outcome,
             pass,
             body: hits,
             order: ranked.iter().map(|r| r.1).collect(),
-            fused: ranked.iter().map(|r| r.2).collect(),
+            fused,
         }
     }
 

@@ -132,7 +132,10 @@ fn search_json_document_schema() {
         ] {
             assert!(r.get(key).is_some(), "result {i} lacks `{key}`: {r}");
         }
-        assert_eq!(r["stage"], "index", "{r}");
+        assert!(
+            ["index", "body"].contains(&r["stage"].as_str().unwrap()),
+            "{r}"
+        );
         assert_eq!(r["rank"].as_u64(), Some(i as u64 + 1));
         let reference = format!(
             "{}#{}",
@@ -159,7 +162,8 @@ fn search_json_document_schema() {
                 "{m}"
             );
             assert!(
-                ["title", "hints", "path", "file_title"].contains(&m["field"].as_str().unwrap()),
+                ["title", "hints", "path", "file_title", "terms", "body"]
+                    .contains(&m["field"].as_str().unwrap()),
                 "{m}"
             );
         }
@@ -171,6 +175,51 @@ fn search_json_document_schema() {
     insta::assert_snapshot!("json_format", run.transcript());
 }
 
+/// The body stage (on by default) scores section text in every search: a
+/// question whose words are only in a section's body finds it near the top,
+/// and `matched` says the body matched.
+#[test]
+fn search_body_stage_finds_text_only_in_section_bodies() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let question = "Is unicode text turned lowercase?";
+    let json = sandbox
+        .run(&["search", "--format", "json", "--top", "5", question])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        doc["fallback"], "off",
+        "the fallback does not run with the body stage"
+    );
+    let results = doc["results"].as_array().unwrap();
+    let answer = results
+        .iter()
+        .position(|r| r["reference"] == "reference/scoring.json#normalization")
+        .unwrap_or_else(|| panic!("answer not in the top 5: {}", json.stdout));
+    let matched = results[answer]["matched"].as_array().unwrap();
+    assert!(
+        matched
+            .iter()
+            .any(|m| m["field"] == "body" && m["keyword"] == "unicode"),
+        "{}",
+        json.stdout
+    );
+    // Scores fall with the rank, and no reference comes twice.
+    let scores: Vec<f64> = results
+        .iter()
+        .map(|r| r["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    let japanese = sandbox
+        .run(&["search", "--top", "5", "偶然一致した結果はどう扱う？"])
+        .success();
+    assert!(
+        japanese.stdout.contains("guide/agent-skill.json#judgement"),
+        "{}",
+        japanese.stdout
+    );
+}
+
+/// With `--no-body`, the full-text fallback scores section text when the index pass is unsure.
 #[test]
 fn search_fallback_finds_text_only_in_section_bodies() {
     let sandbox = Sandbox::new().with_repo_knowledge();
@@ -185,7 +234,7 @@ fn search_fallback_finds_text_only_in_section_bodies() {
         );
     }
     let json = sandbox
-        .run(&["search", "--format", "json", question])
+        .run(&["search", "--no-body", "--format", "json", question])
         .success();
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(doc["fallback"], "ran");
@@ -218,14 +267,20 @@ fn search_fallback_finds_text_only_in_section_bodies() {
 
     // Without the fallback only the index pass's results remain.
     let off = sandbox
-        .run(&["search", "--no-fallback", question])
+        .run(&["search", "--no-body", "--no-fallback", question])
         .success();
     assert!(!off.stdout.contains("[fulltext]"), "{}", off.transcript());
 
     // Japanese: 偶然一致 is only in the body of guide/agent-skill.json#judgement;
     // its fallback hit comes after the index pass's hits, marked in text and explained.
     let japanese = sandbox
-        .run(&["search", "--top", "5", "偶然一致した結果はどう扱う？"])
+        .run(&[
+            "search",
+            "--no-body",
+            "--top",
+            "5",
+            "偶然一致した結果はどう扱う？",
+        ])
         .success();
     assert!(
         japanese
@@ -238,6 +293,7 @@ fn search_fallback_finds_text_only_in_section_bodies() {
     let explain = sandbox
         .run(&[
             "search",
+            "--no-body",
             "--top",
             "5",
             "--explain",
@@ -255,7 +311,13 @@ fn search_fallback_finds_text_only_in_section_bodies() {
     sandbox.write("off.toml", "fallback = false\n");
     let config_off = sandbox
         .run(&[
-            "--config", "off.toml", "search", "--format", "json", question,
+            "--config",
+            "off.toml",
+            "search",
+            "--no-body",
+            "--format",
+            "json",
+            question,
         ])
         .success();
     assert!(
@@ -265,6 +327,7 @@ fn search_fallback_finds_text_only_in_section_bodies() {
     );
     let no_knowledge = sandbox.run(&[
         "search",
+        "--no-body",
         "--knowledge",
         "missing",
         "--format",
@@ -432,7 +495,7 @@ fn search_cache_gives_the_same_results_and_follows_the_index() {
     );
     let first = sandbox.run(&args).success();
     let entries = std::fs::read_dir(sandbox.path(".cache")).unwrap().count();
-    assert_eq!(entries, 1, "one cache entry per index");
+    assert_eq!(entries, 2, "a word index and a body index per index");
     let second = sandbox.run(&args).success();
     assert_eq!(first.stdout, uncached.stdout, "building the entry");
     assert_eq!(second.stdout, uncached.stdout, "answering from the entry");
