@@ -189,8 +189,11 @@ pub struct Run {
     pub mode: Mode,
     /// Method.
     pub method: Method,
-    /// Whether the full-text fallback could run (default scoring, fallback on, knowledge given).
+    /// Whether the full-text fallback could run (default scoring, fallback on, body stage off,
+    /// knowledge given).
     pub fallback: bool,
+    /// Whether the body stage ran (default scoring, body stage on, knowledge given).
+    pub body: bool,
     /// Aggregates.
     pub metrics: Metrics,
     /// Per query.
@@ -324,6 +327,7 @@ pub fn evaluate_full(
                 mode,
                 method,
                 fallback: method == Method::Default && searcher.fallback_possible(Scoring::Default),
+                body: method == Method::Default && searcher.body_possible(Scoring::Default),
                 metrics: metrics_within(&results, library.is_some().then_some(limits.chars)),
                 cases: results,
             });
@@ -463,6 +467,9 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
             s.push_str(&format!("  {within:.4}"));
         }
         s.push('\n');
+    }
+    if runs.iter().any(|r| r.body) {
+        s.push_str("(default: with the body stage; --no-body measures without)\n");
     }
     if runs.iter().any(|r| r.fallback) {
         s.push_str("(default: with the full-text fallback; --no-fallback measures without)\n");

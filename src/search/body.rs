@@ -411,6 +411,23 @@ impl BodyIndex {
         })
     }
 
+    /// The rows `word` counts in (with its idf and per-field frequencies):
+    /// rows in range, and only its group's rows when it belongs to one.
+    fn word_postings<'s>(
+        &'s self,
+        word: &'s QueryWord,
+        groups: &'s [std::collections::HashSet<usize>],
+    ) -> impl Iterator<Item = (usize, f64, [u16; N_FIELDS])> + 's {
+        let n = self.n_rows as f64;
+        let df = self.postings(&word.word).len() as f64;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        self.postings(&word.word)
+            .filter(move |&(row, _)| {
+                row < self.n_rows && word.group.is_none_or(|g| groups[g].contains(&row))
+            })
+            .map(move |(row, counts)| (row, idf, counts))
+    }
+
     fn lengths(&self, row: usize) -> [u32; N_FIELDS] {
         let b = self.bytes.as_slice();
         let mut out = [0u32; N_FIELDS];
@@ -418,11 +435,6 @@ impl BodyIndex {
             *l = u32_at(b, self.lengths_at + (row * N_FIELDS + f) * 4).unwrap_or(0);
         }
         out
-    }
-
-    /// Number of rows.
-    pub(crate) fn len(&self) -> usize {
-        self.n_rows
     }
 
     /// The best `top` rows for `query` by BM25F (score descending, then row
@@ -469,60 +481,63 @@ impl BodyIndex {
                 }
             }
         }
-        let n = self.len() as f64;
-        let mut scores: HashMap<usize, (f64, Vec<BodyMatch>)> = HashMap::new();
-        for QueryWord {
-            word,
-            level,
-            weight,
-            group,
-        } in &query_words
-        {
-            let df = self.postings(word).len() as f64;
-            if df == 0.0 {
-                continue;
-            }
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for (row, counts) in self.postings(word) {
-                if row >= self.n_rows || group.is_some_and(|g| !groups[g].contains(&row)) {
+        // A word's points in a row, and the field it counts most in.
+        let points = |word: &QueryWord, idf: f64, row: usize, counts: [u16; N_FIELDS]| {
+            let lengths = self.lengths(row);
+            let mut tf = 0.0;
+            let mut best = (0.0, 0);
+            for f in 0..N_FIELDS {
+                if counts[f] == 0 {
                     continue;
                 }
-                let lengths = self.lengths(row);
-                let mut tf = 0.0;
-                let mut best = (0.0, 0);
-                for f in 0..N_FIELDS {
-                    if counts[f] == 0 {
-                        continue;
-                    }
-                    let norm =
-                        1.0 - params.b[f] + params.b[f] * f64::from(lengths[f]) / self.average[f];
-                    let part = params.weights[f] * f64::from(counts[f]) / norm;
-                    if part > best.0 {
-                        best = (part, f);
-                    }
-                    tf += part;
+                let norm =
+                    1.0 - params.b[f] + params.b[f] * f64::from(lengths[f]) / self.average[f];
+                let part = params.weights[f] * f64::from(counts[f]) / norm;
+                if part > best.0 {
+                    best = (part, f);
                 }
-                let points = weight * idf * tf * (params.k1 + 1.0) / (tf + params.k1);
-                let entry = scores.entry(row).or_default();
-                entry.0 += points;
-                entry
-                    .1
-                    .push((word.clone(), *level, FIELD_NAMES[best.1], points));
+                tf += part;
+            }
+            (
+                word.weight * idf * tf * (params.k1 + 1.0) / (tf + params.k1),
+                best.1,
+            )
+        };
+        // Scores in a dense array (a common word reaches most rows); what
+        // matched is gathered for the best rows only.
+        let mut scores = vec![0.0f64; self.n_rows];
+        for word in &query_words {
+            for (row, idf, counts) in self.word_postings(word, &groups) {
+                scores[row] += points(word, idf, row, counts).0;
             }
         }
         let mut ranked: Vec<BodyHit> = scores
-            .into_iter()
-            .filter(|(_, (score, _))| *score > 0.0)
-            .map(|(row, (score, matched))| BodyHit {
+            .iter()
+            .enumerate()
+            .filter(|&(_, &score)| score > 0.0)
+            .map(|(row, &score)| BodyHit {
                 row,
                 score,
-                matched,
+                matched: Vec::new(),
             })
             .collect();
         let order = |a: &BodyHit, b: &BodyHit| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row));
         if top < ranked.len() {
             ranked.select_nth_unstable_by(top, order);
             ranked.truncate(top);
+        }
+        let mut position = vec![usize::MAX; self.n_rows];
+        for (i, hit) in ranked.iter().enumerate() {
+            position[hit.row] = i;
+        }
+        for word in &query_words {
+            for (row, idf, counts) in self.word_postings(word, &groups) {
+                if let Some(hit) = ranked.get_mut(position[row]) {
+                    let (p, field) = points(word, idf, row, counts);
+                    hit.matched
+                        .push((word.word.clone(), word.level, FIELD_NAMES[field], p));
+                }
+            }
         }
         ranked.sort_by(order);
         ranked

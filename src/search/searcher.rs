@@ -7,13 +7,32 @@
 //! same rows in the same order, so eval measures the ranking search ships.
 
 use std::cell::OnceCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::body::{BodyHit, BodyIndex, Params};
 use super::cache::Cache;
 use super::fallback::{self, Corpus, Pass, Source, Status};
 use super::{Hierarchy, Matcher, Outcome, Query, Scoring};
 use crate::index::file::IndexFile;
+
+/// The body index of `matcher`'s rows: from the search cache when it holds
+/// one for this index text and these knowledge files, else built from the
+/// knowledge directory (and stored, best effort, like the word index).
+fn load_body(matcher: &Matcher<'_>, cache: Option<&Cache>, knowledge: &Path) -> BodyIndex {
+    let hash = matcher.text_hash();
+    let entry = cache.and_then(|c| c.body_entry(matcher.path()));
+    if let Some(entry) = &entry
+        && let Ok(file) = IndexFile::open(entry)
+        && let Some(index) = BodyIndex::from_file(file, hash, knowledge)
+    {
+        return index;
+    }
+    let index = BodyIndex::build(&matcher.entries(), knowledge, hash);
+    if let (Some(cache), Some(entry)) = (cache, entry) {
+        let _ = cache.store(&entry, index.as_bytes());
+    }
+    index
+}
 
 /// Search settings beyond the query and the scoring method, as flags and
 /// `kbidx.toml` give them.
@@ -25,6 +44,18 @@ pub struct Settings {
     pub fallback: fallback::Settings,
     /// The body stage, when on.
     pub body: Option<Body>,
+}
+
+impl Default for Settings {
+    /// What `kbidx search` ships: the body stage on, the two-pass search
+    /// off, the fallback configured as by default (it runs only without the body stage).
+    fn default() -> Self {
+        Self {
+            hierarchy: None,
+            fallback: fallback::Settings::default(),
+            body: Some(Body::default()),
+        }
+    }
 }
 
 /// How the body stage ranks and how its scores meet the index pass's.
@@ -120,10 +151,19 @@ impl<'a> Searcher<'a> {
         &self.matcher
     }
 
-    /// Whether the fallback can run at all for `scoring` (on, and a knowledge directory exists).
+    /// Whether the body stage runs for `scoring` (on, and a knowledge directory exists).
+    pub fn body_possible(&self, scoring: Scoring) -> bool {
+        scoring == Scoring::Default
+            && self.body.is_some()
+            && self.knowledge.as_ref().is_some_and(|k| k.is_dir())
+    }
+
+    /// Whether the fallback can run at all for `scoring` (on, the body stage
+    /// off, and a knowledge directory exists).
     pub fn fallback_possible(&self, scoring: Scoring) -> bool {
         scoring == Scoring::Default
             && self.fallback.enabled
+            && !self.body_possible(scoring)
             && self.knowledge.as_ref().is_some_and(|k| k.is_dir())
     }
 
@@ -136,11 +176,39 @@ impl<'a> Searcher<'a> {
         top: usize,
         min_score: Option<f64>,
     ) -> Ranking {
-        if scoring == Scoring::Default
-            && let Some(body) = self.body
-            && let Some(index) = self.body_index()
+        if let Some(body) = self.body
+            && self.body_possible(scoring)
         {
-            return self.fused(query, top, min_score, body, index);
+            let wide = top.saturating_mul(3).max(100);
+            let index_pass = || {
+                self.matcher
+                    .search(query, Scoring::Default, wide, min_score)
+            };
+            let outcome = match self.body_index.get() {
+                Some(_) => index_pass(),
+                None => {
+                    // The first search of this searcher: the body index is mapped
+                    // and its files checked (one stat each, a few milliseconds on
+                    // a large corpus) while the index pass runs.
+                    let (matcher, cache) = (&self.matcher, self.cache.as_ref());
+                    let knowledge = self.knowledge.as_deref();
+                    let (outcome, loaded) = std::thread::scope(|scope| {
+                        let loader =
+                            scope.spawn(move || knowledge.map(|k| load_body(matcher, cache, k)));
+                        let outcome = index_pass();
+                        // Loading does not panic on any input; if it did, re-raise it here.
+                        let loaded = loader
+                            .join()
+                            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                        (outcome, loaded)
+                    });
+                    let _ = self.body_index.set(loaded);
+                    outcome
+                }
+            };
+            if let Some(Some(index)) = self.body_index.get() {
+                return self.fused(query, top, outcome, body, index);
+            }
         }
         let outcome = self.matcher.search(query, scoring, top, min_score);
         let pass = self.fallback(scoring, &outcome, query, top);
@@ -156,50 +224,19 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The body index, on first use: from the search cache when it holds
-    /// one for this index text and these knowledge files, else built from
-    /// the knowledge directory (and stored). `None` without a knowledge directory.
-    fn body_index(&self) -> Option<&BodyIndex> {
-        self.body_index
-            .get_or_init(|| {
-                let knowledge = self.knowledge.as_ref().filter(|k| k.is_dir())?;
-                let hash = self.matcher.text_hash();
-                let entry = self
-                    .cache
-                    .as_ref()
-                    .and_then(|c| c.body_entry(self.matcher.path()));
-                if let Some(entry) = &entry
-                    && let Ok(file) = IndexFile::open(entry)
-                    && let Some(index) = BodyIndex::from_file(file, hash, knowledge)
-                {
-                    return Some(index);
-                }
-                let index = BodyIndex::build(&self.matcher.entries(), knowledge, hash);
-                if let (Some(cache), Some(entry)) = (&self.cache, entry) {
-                    // Best effort, like the word index.
-                    let _ = cache.store(&entry, index.as_bytes());
-                }
-                Some(index)
-            })
-            .as_ref()
-    }
-
-    /// The index pass and the body stage, fused: each row scores
+    /// The index pass's `outcome` and the body stage, fused: each row scores
     /// `alpha · index + (1 − alpha) · body / best body`, where `index` is the
     /// index pass's normalised score (0–1). Both stages look further than
-    /// `top` so that a row one of them ranks low can still rise.
+    /// `top` (the outcome too) so that a row one of them ranks low can still rise.
     fn fused(
         &self,
         query: &Query,
         top: usize,
-        min_score: Option<f64>,
+        outcome: Outcome,
         body: Body,
         index: &BodyIndex,
     ) -> Ranking {
         let wide = top.saturating_mul(3).max(100);
-        let outcome = self
-            .matcher
-            .search(query, Scoring::Default, wide, min_score);
         let hits = index.search(query, &body.params, wide);
         let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
         // Levelled keywords are the agent's deliberate vocabulary, aimed at

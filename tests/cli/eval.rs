@@ -18,9 +18,11 @@ fn eval_summary_runs() {
         run.stdout
     );
     // keywords, terms and question, each with default and seed, and the note that
-    // default ran with the full-text fallback; no per-query details.
+    // default ran with the body stage; no per-query details. The knowledge
+    // directory is known, so R@chars is reported.
     assert_eq!(lines.len(), 8, "{}", run.stdout);
-    assert!(lines[7].contains("full-text fallback"), "{}", run.stdout);
+    assert!(lines[7].contains("body stage"), "{}", run.stdout);
+    assert!(lines[0].ends_with("R@20000chars"), "{}", run.stdout);
     for mode in ["keywords", "terms", "question"] {
         for method in ["default", "seed"] {
             assert!(

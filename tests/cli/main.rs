@@ -11,6 +11,8 @@
 //!   `reliability` checks the exit code and exact message of each bad input in
 //!   `docs/reliability.md`'s catalogue;
 //! * through the library: `accuracy` (ranking floors and report on kbidx's own knowledge),
+//!   `splits` (the dev/test question sets: the shipped ranking and BM25, floors and reports;
+//!   the nabledge ones `#[ignore]`d),
 //!   `index_fresh` (the committed `index/index.toon` is up to date) and `properties`
 //!   (proptest: TOON round trips, build determinism, the word index equals the scan);
 //! * over `../shared`, `#[ignore]`d (`cargo test --release -- --ignored`): `shared` (the
@@ -34,5 +36,6 @@ mod read;
 mod reliability;
 mod search;
 mod shared;
+mod splits;
 mod toon_conformance;
 mod usage;

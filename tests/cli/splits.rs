@@ -1,0 +1,136 @@
+//! The repository's own question sets (`tests/fixtures/eval/{dev,test}/*.jsonl`, see
+//! docs/accuracy.md): question mode, the shipped ranking (body stage on) next to the BM25
+//! reference, with floors and a snapshot of the full report per split and corpus.
+//!
+//! `knowledge/` runs in every `cargo test`; the nabledge corpora need `../shared` and are
+//! `#[ignore]`d (`.ci/run` runs them with `cargo test --release -- --ignored`).
+//!
+//! Each floor sits about 0.02 under the value measured when it was set: raise floors when the
+//! ranking improves; a floor that fails is a regression to look at, not to lower. The `test`
+//! split is for reporting: its floors guard against regressions, never tune against them.
+
+use std::path::Path;
+
+use kbidx::build::{self, BuildOptions};
+use kbidx::eval::{self, Limits, Method, Mode, Settings};
+
+use crate::common::repo;
+
+/// (method, Recall@30 floor, R@20000chars floor).
+type Floors = [(Method, f64, f64); 2];
+
+fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
+    let options = BuildOptions {
+        knowledge: knowledge.to_path_buf(),
+        filter: None,
+        include: vec!["**/*.json".to_owned()],
+        exclude: Vec::new(),
+        strict: false,
+        terms: kbidx::config::DEFAULT_TERMS,
+    };
+    let index = build::build(&options).unwrap().index;
+    let set = repo().join(format!("tests/fixtures/eval/{split}/{corpus}.jsonl"));
+    let cases = eval::load_cases(&set).unwrap();
+    let runs = eval::evaluate_full(
+        &index,
+        Some(knowledge),
+        &cases,
+        &[Mode::Question],
+        &[Method::Default, Method::Bm25],
+        Limits {
+            top: 30,
+            chars: 20_000,
+        },
+        Settings::default(),
+    )
+    .unwrap();
+    let summary = eval::render_text(&runs, false);
+    println!("{split}/{corpus}\n{summary}");
+    let mut failures = Vec::new();
+    for (method, recall, within) in floors {
+        let run = runs.iter().find(|r| r.method == method).unwrap();
+        let m = &run.metrics;
+        if m.recall_at_30 < recall {
+            failures.push(format!(
+                "{method:?}: Recall@30 {:.4} < floor {recall}",
+                m.recall_at_30
+            ));
+        }
+        if m.recall_at_chars.unwrap_or(0.0) < within {
+            failures.push(format!(
+                "{method:?}: R@20000chars {:.4} < floor {within}",
+                m.recall_at_chars.unwrap_or(0.0)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{split}/{corpus}: accuracy regressed:\n{}\n\n{summary}",
+        failures.join("\n")
+    );
+    insta::assert_snapshot!(format!("{split}_{corpus}"), eval::render_text(&runs, true));
+}
+
+fn shared_corpus(corpus: &str) -> Option<std::path::PathBuf> {
+    let dir = repo()
+        .join("../shared/corpora")
+        .join(format!("nabledge-6-{corpus}"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: {} not found", dir.display());
+        None
+    }
+}
+
+#[test]
+fn dev_knowledge() {
+    let floors = [(Method::Default, 0.81, 0.81), (Method::Bm25, 0.81, 0.81)];
+    split_accuracy("dev", "knowledge", &repo().join("knowledge"), floors);
+}
+
+#[test]
+fn test_knowledge() {
+    let floors = [(Method::Default, 0.75, 0.75), (Method::Bm25, 0.75, 0.75)];
+    split_accuracy("test", "knowledge", &repo().join("knowledge"), floors);
+}
+
+#[test]
+#[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
+fn dev_large() {
+    let Some(dir) = shared_corpus("large") else {
+        return;
+    };
+    let floors = [(Method::Default, 0.87, 0.76), (Method::Bm25, 0.84, 0.79)];
+    split_accuracy("dev", "large", &dir, floors);
+}
+
+#[test]
+#[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
+fn test_large() {
+    let Some(dir) = shared_corpus("large") else {
+        return;
+    };
+    let floors = [(Method::Default, 0.73, 0.62), (Method::Bm25, 0.76, 0.65)];
+    split_accuracy("test", "large", &dir, floors);
+}
+
+#[test]
+#[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
+fn dev_fulltext() {
+    let Some(dir) = shared_corpus("fulltext") else {
+        return;
+    };
+    let floors = [(Method::Default, 0.72, 0.69), (Method::Bm25, 0.66, 0.63)];
+    split_accuracy("dev", "fulltext", &dir, floors);
+}
+
+#[test]
+#[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
+fn test_fulltext() {
+    let Some(dir) = shared_corpus("fulltext") else {
+        return;
+    };
+    let floors = [(Method::Default, 0.80, 0.75), (Method::Bm25, 0.78, 0.78)];
+    split_accuracy("test", "fulltext", &dir, floors);
+}
