@@ -173,24 +173,17 @@ impl Corpus {
         } else {
             entries.len()
         };
-        let (first, second) = entries.split_at(split);
-        if second.is_empty() {
-            let (docs, unreadable) = Self::read(first, knowledge);
-            return Self::from_docs(docs, unreadable);
+        let halves: Vec<&[EntryRef<'_>]> = match entries.split_at(split) {
+            (all, []) => vec![all],
+            (first, second) => vec![first, second],
+        };
+        let mut docs = Vec::with_capacity(entries.len());
+        let mut unreadable = 0;
+        for (part, n) in super::haystack::in_parallel(&halves, |half| Self::read(half, knowledge)) {
+            docs.extend(part);
+            unreadable += n;
         }
-        let ((mut docs, a), (rest, b)) = std::thread::scope(|scope| {
-            let other = scope.spawn(|| Self::read(second, knowledge));
-            let mine = Self::read(first, knowledge);
-            // `read` does not panic on any input; if it did, re-raise it here.
-            (
-                mine,
-                other
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            )
-        });
-        docs.extend(rest);
-        Self::from_docs(docs, a + b)
+        Self::from_docs(docs, unreadable)
     }
 
     /// The documents of `entries` (consecutive rows of whole files) and how many were unreadable.

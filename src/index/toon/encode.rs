@@ -12,28 +12,7 @@ pub fn encode(index: &Index) -> String {
     let with_terms = entries.iter().any(|e| !e.terms.is_empty());
     let mut out = String::with_capacity(64 + rows_len(entries));
     push_header(&mut out, index.len(), with_terms);
-    // Rows are independent: a large index is encoded in two halves at once.
-    if entries.len() < PARALLEL_ROWS
-        || std::thread::available_parallelism().map_or(1, std::num::NonZero::get) < 2
-    {
-        push_rows(&mut out, entries, with_terms);
-        return out;
-    }
-    let (first, second) = entries.split_at(entries.len() / 2);
-    let encoded = std::thread::scope(|scope| {
-        let helper = scope.spawn(|| {
-            let mut part = String::with_capacity(rows_len(second));
-            push_rows(&mut part, second, with_terms);
-            part
-        });
-        push_rows(&mut out, first, with_terms);
-        helper.join()
-    });
-    match encoded {
-        Ok(part) => out.push_str(&part),
-        // Not expected (encoding does not panic); do the half again here.
-        Err(_) => push_rows(&mut out, second, with_terms),
-    }
+    push_rows(&mut out, entries, with_terms);
     out
 }
 
@@ -45,9 +24,6 @@ fn rows_len(entries: &[Entry]) -> usize {
         .map(|e| e.reference.len() + e.title.len() + e.hints.len() + e.terms.len() + 6)
         .sum()
 }
-
-/// Below this many rows, a second thread costs more than it saves.
-const PARALLEL_ROWS: usize = 1024;
 
 /// Appends the header line of an index of `rows` rows: what [`encode`]
 /// writes before the rows (`with_terms` as there: whether any entry has terms).
