@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use kbidx::build::{self, BuildOptions};
 use kbidx::eval::{self, Method, Mode};
 use kbidx::index::model::Index;
-use kbidx::search::{Matcher, Query, Scoring};
+use kbidx::search::{Matcher, Query, Scoring, Searcher, Settings};
 
 use crate::common::repo;
 
@@ -162,7 +162,8 @@ fn fulltext_corpus() {
 
 /// The design's worked example: 「ページングを実装したい」 with its L1/L2/L3
 /// keywords ranks UniversalDao's paging first and database-access's second,
-/// under both scorings.
+/// under both scorings, and so does the question itself through the shipped
+/// search (index pass and body stage).
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn worked_example_paging() {
@@ -171,24 +172,29 @@ fn worked_example_paging() {
     let cases = eval::load_cases(&shared.join("eval/small.jsonl")).unwrap();
     let case = &cases[0];
     assert_eq!(case.query, "ページングを実装したい");
-    let query = Query::from_levels(case.keywords.as_ref().unwrap());
-    let matcher = Matcher::new(&index).unwrap();
-    for scoring in [Scoring::Default, Scoring::Seed] {
-        let outcome = matcher.search(&query, scoring, 30, None);
-        let top: Vec<&str> = outcome
-            .hits
-            .iter()
+    let expected = [
+        "features/libraries/universal-dao.json#paging",
+        "features/libraries/database-access.json#paging",
+    ];
+    let keywords = Query::from_levels(case.keywords.as_ref().unwrap());
+    let question = Query::from_question(&case.query).unwrap();
+    let searcher = Searcher::new(
+        Matcher::new(&index).unwrap(),
+        Settings::default(),
+        Some(shared.join("corpora/nabledge-6-small")),
+    );
+    for (what, query, scoring) in [
+        ("keywords, default", &keywords, Scoring::Default),
+        ("keywords, seed", &keywords, Scoring::Seed),
+        ("question, default", &question, Scoring::Default),
+    ] {
+        let top: Vec<&str> = searcher
+            .search(query, scoring, 30, None)
+            .rows()
+            .into_iter()
             .take(2)
-            .map(|h| index.entries[h.row].reference.as_str())
+            .map(|row| index.entries[row].reference.as_str())
             .collect();
-        assert_eq!(
-            top,
-            [
-                "features/libraries/universal-dao.json#paging",
-                "features/libraries/database-access.json#paging"
-            ],
-            "{} scoring",
-            scoring.as_str()
-        );
+        assert_eq!(top, expected, "{what}");
     }
 }
