@@ -63,6 +63,7 @@ pub(crate) struct BodyIndex {
     bytes: Bytes,
     n_rows: usize,
     n_words: usize,
+    n_postings: usize,
     average: [f64; N_FIELDS],
     /// Byte offsets of the sections after the header.
     lengths_at: usize,
@@ -326,7 +327,8 @@ impl BodyIndex {
             return None;
         }
         let n_files = u32_at(b, files_at)? as usize;
-        let mut files = Vec::with_capacity(n_files);
+        // A damaged count must not reserve more than the entry could hold.
+        let mut files = Vec::with_capacity(n_files.min(b.len() / 4));
         let mut at = files_at + 4;
         for _ in 0..n_files {
             let len = u32_at(b, at)? as usize;
@@ -344,6 +346,7 @@ impl BodyIndex {
             bytes,
             n_rows,
             n_words,
+            n_postings,
             average,
             lengths_at,
             word_offsets_at,
@@ -391,8 +394,12 @@ impl BodyIndex {
         }
         let b = self.bytes.as_slice();
         let range = if lo < self.n_words && self.word(lo) == word.as_bytes() {
-            let at = |j: usize| u32_at(b, self.posting_offsets_at + 4 * j).unwrap_or(0) as usize;
-            at(lo)..at(lo + 1)
+            // Clamped: a damaged offset must not make a search walk past the postings.
+            let at = |j: usize| {
+                (u32_at(b, self.posting_offsets_at + 4 * j).unwrap_or(0) as usize)
+                    .min(self.n_postings)
+            };
+            at(lo)..at(lo + 1).max(at(lo))
         } else {
             0..0
         };
@@ -541,5 +548,110 @@ impl BodyIndex {
         }
         ranked.sort_by(order);
         ranked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::model::Entry;
+
+    /// A knowledge directory with two files and the index rows that point into it.
+    fn corpus() -> (tempfile::TempDir, Vec<Entry>) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write =
+            |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+        write(
+            "a.json",
+            r#"{"index":[{"id":"retry","hints":["リトライ"]},{"id":"lock","hints":["ロック"]}],
+               "sections":{"retry":"失敗した処理を自動で再実行する。retry handler",
+                           "lock":"楽観的ロックで後勝ちを防ぐ。optimistic lock"}}"#,
+        );
+        write(
+            "b.json",
+            r#"{"sections":[{"id":"s1","title":"Paging","content":"ページングと件数の取得。paging with offset"}]}"#,
+        );
+        let entry = |reference: &str, title: &str, hints: &str| Entry {
+            reference: reference.into(),
+            title: title.into(),
+            hints: hints.into(),
+            terms: String::new(),
+        };
+        let entries = vec![
+            entry("a.json#retry", "Retry", "リトライ"),
+            entry("a.json#lock", "Lock", "ロック"),
+            entry("b.json#s1", "Paging", ""),
+            entry("missing.json#x", "Gone", ""),
+        ];
+        (dir, entries)
+    }
+
+    fn refs(entries: &[Entry]) -> Vec<EntryRef<'_>> {
+        entries.iter().map(EntryRef::from).collect()
+    }
+
+    fn question(text: &str) -> Query {
+        Query::from_question(text).expect("tokenizer")
+    }
+
+    #[test]
+    fn finds_sections_by_words_of_their_text() {
+        let (dir, entries) = corpus();
+        let index = BodyIndex::build(&refs(&entries), dir.path(), 7);
+        assert_eq!(index.unreadable, 1, "missing.json has no text");
+        let hits = index.search(
+            &question("処理を自動で再実行したい"),
+            &Params::default(),
+            10,
+        );
+        assert_eq!(hits.first().map(|h| h.row), Some(0), "{hits:?}");
+        assert!(
+            hits[0]
+                .matched
+                .iter()
+                .any(|m| m.0 == "実行" && m.2 == "body"),
+            "{hits:?}"
+        );
+        let hits = index.search(&question("後勝ちを防ぎたい"), &Params::default(), 10);
+        assert_eq!(hits.first().map(|h| h.row), Some(1), "{hits:?}");
+    }
+
+    /// The bytes round-trip through the cache form; a different index hash,
+    /// a changed file or any damage (a cut, a flipped byte) is rejected or,
+    /// where the damage is not detected, searched without a panic.
+    #[test]
+    fn cache_entries_are_checked_and_never_crash() {
+        let (dir, entries) = corpus();
+        let rows = refs(&entries);
+        let built = BodyIndex::build(&rows, dir.path(), 7);
+        let bytes = built.as_bytes().to_vec();
+        let root = dir.path();
+        let files = |list: Vec<&str>| fingerprint(list, root);
+        let again = BodyIndex::from_bytes(Bytes::Owned(bytes.clone()), 7, files)
+            .expect("a fresh entry loads");
+        let q = question("ロックとページング");
+        assert_eq!(
+            again.search(&q, &Params::default(), 10),
+            built.search(&q, &Params::default(), 10)
+        );
+        assert!(BodyIndex::from_bytes(Bytes::Owned(bytes.clone()), 8, files).is_none());
+        std::fs::write(root.join("b.json"), r#"{"sections":[]}"#).expect("write");
+        assert!(
+            BodyIndex::from_bytes(Bytes::Owned(bytes.clone()), 7, files).is_none(),
+            "a changed knowledge file invalidates the entry"
+        );
+        let fixed = |_: Vec<&str>| u64::from_le_bytes(bytes[24..32].try_into().expect("8 bytes"));
+        for cut in 0..bytes.len() {
+            assert!(BodyIndex::from_bytes(Bytes::Owned(bytes[..cut].to_vec()), 7, fixed).is_none());
+        }
+        for at in 32..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= flip;
+                if let Some(index) = BodyIndex::from_bytes(Bytes::Owned(damaged), 7, fixed) {
+                    let _ = index.search(&q, &Params::default(), 10);
+                }
+            }
+        }
     }
 }
