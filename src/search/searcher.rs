@@ -255,32 +255,28 @@ impl<'a> Searcher<'a> {
         };
         let mut rows: std::collections::HashMap<usize, (Source, f64, f64)> =
             std::collections::HashMap::new();
-        let alpha_of = |row: usize| {
-            if alpha < 1.0 && !self.matcher.entry(row).hints.is_empty() {
-                body.alpha_hints
-            } else {
-                alpha
-            }
-        };
+        // Per row: where it came from, the index pass's normalised score and
+        // the body score over the best; the weight is decided once per row.
         for (i, hit) in outcome.hits.iter().enumerate() {
-            rows.insert(
-                hit.row,
-                (Source::Index(i), alpha_of(hit.row) * hit.normalized, 0.0),
-            );
+            rows.insert(hit.row, (Source::Index(i), hit.normalized, 0.0));
         }
         for (i, hit) in hits.iter().enumerate() {
-            let share = (1.0 - alpha_of(hit.row)) * hit.score / best;
-            let tie = hit.score / best;
+            let share = hit.score / best;
             rows.entry(hit.row)
-                .and_modify(|(_, score, t)| {
-                    *score += share;
-                    *t = tie;
-                })
-                .or_insert((Source::Body(i), share, tie));
+                .and_modify(|(_, _, body)| *body = share)
+                .or_insert((Source::Body(i), 0.0, share));
         }
         let mut ranked: Vec<(usize, Source, f64, f64)> = rows
             .into_iter()
-            .map(|(row, (source, score, tie))| (row, source, score, tie))
+            .map(|(row, (source, index_score, body_score))| {
+                let alpha = if alpha < 1.0 && !self.matcher.entry(row).hints.is_empty() {
+                    body.alpha_hints
+                } else {
+                    alpha
+                };
+                let score = alpha * index_score + (1.0 - alpha) * body_score;
+                (row, source, score, body_score)
+            })
             .filter(|&(_, _, score, tie)| score > 0.0 || tie > 0.0)
             .collect();
         ranked.sort_by(|a, b| {
