@@ -35,6 +35,11 @@ pub(crate) struct Params {
     pub(crate) b: [f64; N_FIELDS],
     /// Term-frequency saturation.
     pub(crate) k1: f64,
+    /// Share of a row's score that comes from its whole file (the same
+    /// BM25F with the file as the document): a section often carries only
+    /// the aspect of a question ("module list", "settings") while its file
+    /// carries the topic.
+    pub(crate) file: f64,
 }
 
 impl Default for Params {
@@ -43,6 +48,7 @@ impl Default for Params {
             weights: [5.0, 1.0, 0.5, 1.0],
             b: [1.0, 1.0, 0.0, 0.5],
             k1: 0.8,
+            file: 0.2,
         }
     }
 }
@@ -67,6 +73,10 @@ pub(crate) struct BodyIndex {
     average: [f64; N_FIELDS],
     /// Byte offsets of the sections after the header.
     lengths_at: usize,
+    files_of_rows_at: usize,
+    /// Per file (in the order of [`files`]): its rows' field lengths summed.
+    file_lengths: Vec<[u32; N_FIELDS]>,
+    file_average: [f64; N_FIELDS],
     word_offsets_at: usize,
     posting_offsets_at: usize,
     words_at: usize,
@@ -97,7 +107,7 @@ impl Bytes {
     }
 }
 
-const MAGIC: &[u8; 8] = b"KBIDXB01";
+const MAGIC: &[u8; 8] = b"KBIDXB02";
 /// Header size: magic, index hash (16), fingerprint (8), four `u32` counts, four `f64` means.
 const HEADER: usize = 8 + 16 + 8 + 16 + 32;
 const POSTING: usize = 4 + 2 * N_FIELDS;
@@ -242,6 +252,11 @@ impl BodyIndex {
                 words.entry(w).or_default().push((row as u32, counts));
             }
         }
+        let file_of_row: Vec<u32> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(file, rows)| rows.clone().map(move |_| file as u32))
+            .collect();
         let n = lengths.len().max(1) as f64;
         let average = totals.map(|t| (t as f64 / n).max(1.0));
         let mut words: Building = words.into_iter().collect();
@@ -261,6 +276,9 @@ impl BodyIndex {
             for l in row {
                 out.extend_from_slice(&l.to_le_bytes());
             }
+        }
+        for file in &file_of_row {
+            out.extend_from_slice(&file.to_le_bytes());
         }
         let mut offset = 0u32;
         out.extend_from_slice(&offset.to_le_bytes());
@@ -317,7 +335,8 @@ impl BodyIndex {
             *mean = f64::from_le_bytes(b.get(48 + 8 * f..56 + 8 * f)?.try_into().ok()?);
         }
         let lengths_at = HEADER;
-        let word_offsets_at = lengths_at + n_rows * 4 * N_FIELDS;
+        let files_of_rows_at = lengths_at + n_rows * 4 * N_FIELDS;
+        let word_offsets_at = files_of_rows_at + n_rows * 4;
         let posting_offsets_at = word_offsets_at + (n_words + 1) * 4;
         let words_at = posting_offsets_at + (n_words + 1) * 4;
         let words_len = u32_at(b, word_offsets_at + n_words * 4)? as usize;
@@ -335,8 +354,21 @@ impl BodyIndex {
             files.push(std::str::from_utf8(b.get(at + 4..at + 4 + len)?).ok()?);
             at += 4 + len;
         }
+        let n_files = files.len();
         if at != b.len() || fingerprint(files) != stored {
             return None;
+        }
+        let mut file_lengths = vec![[0u32; N_FIELDS]; n_files];
+        for row in 0..n_rows {
+            let file = u32_at(b, files_of_rows_at + 4 * row)? as usize;
+            for (f, total) in file_lengths.get_mut(file)?.iter_mut().enumerate() {
+                *total = total.saturating_add(u32_at(b, lengths_at + (row * N_FIELDS + f) * 4)?);
+            }
+        }
+        let mut file_average = [1.0; N_FIELDS];
+        for (f, mean) in file_average.iter_mut().enumerate() {
+            let total: u64 = file_lengths.iter().map(|l| u64::from(l[f])).sum();
+            *mean = (total as f64 / n_files.max(1) as f64).max(1.0);
         }
         // The rest is not checked here (a search maps the entry and reads only
         // what its words need): every read below is bounds-checked and rows
@@ -349,6 +381,9 @@ impl BodyIndex {
             n_postings,
             average,
             lengths_at,
+            files_of_rows_at,
+            file_lengths,
+            file_average,
             word_offsets_at,
             posting_offsets_at,
             words_at,
@@ -435,6 +470,12 @@ impl BodyIndex {
             .map(move |(row, counts)| (row, idf, counts))
     }
 
+    /// The file `row` comes from (its index in [`files`]), if in range.
+    fn file_of(&self, row: usize) -> Option<usize> {
+        let file = u32_at(self.bytes.as_slice(), self.files_of_rows_at + 4 * row)? as usize;
+        (file < self.file_lengths.len()).then_some(file)
+    }
+
     fn lengths(&self, row: usize) -> [u32; N_FIELDS] {
         let b = self.bytes.as_slice();
         let mut out = [0u32; N_FIELDS];
@@ -512,10 +553,51 @@ impl BodyIndex {
         };
         // Scores in a dense array (a common word reaches most rows); what
         // matched is gathered for the best rows only.
+        let file_share = params.file;
+        let n_files = self.file_lengths.len();
         let mut scores = vec![0.0f64; self.n_rows];
-        for word in &query_words {
+        let mut file_scores = vec![0.0f64; if file_share > 0.0 { n_files } else { 0 }];
+        let mut file_counts = vec![[0u32; N_FIELDS]; file_scores.len()];
+        let mut touched: Vec<usize> = Vec::new();
+        // (file, query word, points): what `matched` reports as field `file`.
+        let mut file_points: Vec<(usize, usize, f64)> = Vec::new();
+        for (w, word) in query_words.iter().enumerate() {
             for (row, idf, counts) in self.word_postings(word, &groups) {
                 scores[row] += points(word, idf, row, counts).0;
+                if let Some(total) = self.file_of(row).and_then(|f| file_counts.get_mut(f)) {
+                    if total.iter().all(|&c| c == 0) {
+                        touched.push(self.file_of(row).unwrap_or(0));
+                    }
+                    for (t, c) in total.iter_mut().zip(counts) {
+                        *t = t.saturating_add(u32::from(c));
+                    }
+                }
+            }
+            // The file as one document: the same BM25F over its rows' fields summed.
+            let df = touched.len() as f64;
+            let idf = (1.0 + (n_files as f64 - df + 0.5) / (df + 0.5)).ln();
+            for file in touched.drain(..) {
+                let counts = std::mem::take(&mut file_counts[file]);
+                let mut tf = 0.0;
+                for f in (0..N_FIELDS).filter(|&f| counts[f] > 0) {
+                    let norm = 1.0 - params.b[f]
+                        + params.b[f] * f64::from(self.file_lengths[file][f])
+                            / self.file_average[f];
+                    tf += params.weights[f] * f64::from(counts[f]) / norm;
+                }
+                let points = word.weight * idf * tf * (params.k1 + 1.0) / (tf + params.k1);
+                file_scores[file] += points;
+                file_points.push((file, w, points));
+            }
+        }
+        if file_share > 0.0 {
+            let best_row = scores.iter().copied().fold(0.0, f64::max);
+            let best_file = file_scores.iter().copied().fold(0.0, f64::max);
+            if best_row > 0.0 && best_file > 0.0 {
+                for (row, score) in scores.iter_mut().enumerate() {
+                    let file = self.file_of(row).map_or(0.0, |f| file_scores[f]);
+                    *score = (1.0 - file_share) * *score / best_row + file_share * file / best_file;
+                }
             }
         }
         let mut ranked: Vec<BodyHit> = scores
@@ -543,6 +625,38 @@ impl BodyIndex {
                     let (p, field) = points(word, idf, row, counts);
                     hit.matched
                         .push((word.word.clone(), word.level, FIELD_NAMES[field], p));
+                }
+            }
+        }
+        if !file_points.is_empty() {
+            let mut ranked_files: HashMap<usize, Vec<usize>> = HashMap::new();
+            for (i, hit) in ranked.iter().enumerate() {
+                if let Some(file) = self.file_of(hit.row) {
+                    ranked_files.entry(file).or_default().push(i);
+                }
+            }
+            // One entry per row: the words its file matched, their points summed.
+            let mut per_file: HashMap<usize, (Vec<&str>, Level, f64, f64)> = HashMap::new();
+            for &(file, w, p) in &file_points {
+                if !ranked_files.contains_key(&file) {
+                    continue;
+                }
+                let word = &query_words[w];
+                let entry =
+                    per_file
+                        .entry(file)
+                        .or_insert((Vec::new(), word.level, word.weight, 0.0));
+                entry.0.push(&word.word);
+                if word.weight > entry.2 {
+                    (entry.1, entry.2) = (word.level, word.weight);
+                }
+                entry.3 += p;
+            }
+            for (file, (words, level, _, points)) in per_file {
+                for &i in &ranked_files[&file] {
+                    ranked[i]
+                        .matched
+                        .push((words.join(" "), level, "file", points));
                 }
             }
         }
@@ -614,6 +728,60 @@ mod tests {
         );
         let hits = index.search(&question("後勝ちを防ぎたい"), &Params::default(), 10);
         assert_eq!(hits.first().map(|h| h.row), Some(1), "{hits:?}");
+    }
+
+    /// A section that carries only the aspect of a question ("modules")
+    /// ranks above another file's section with the same aspect when its
+    /// file carries the topic, and the file's share can be switched off.
+    #[test]
+    fn the_file_carries_the_topic() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write =
+            |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+        write(
+            "mail.json",
+            r#"{"sections":[{"id":"s1","title":"Mail","content":"mail sending with templates"},
+                            {"id":"s2","title":"Modules","content":"add these modules"}]}"#,
+        );
+        write(
+            "lock.json",
+            r#"{"sections":[{"id":"s1","title":"Lock","content":"optimistic lock"},
+                            {"id":"s2","title":"Modules","content":"add these modules"}]}"#,
+        );
+        let entry = |reference: &str, title: &str| Entry {
+            reference: reference.into(),
+            title: title.into(),
+            hints: String::new(),
+            terms: String::new(),
+        };
+        let entries = vec![
+            entry("lock.json#s1", "Lock"),
+            entry("lock.json#s2", "Modules"),
+            entry("mail.json#s1", "Mail"),
+            entry("mail.json#s2", "Modules"),
+        ];
+        let index = BodyIndex::build(&refs(&entries), dir.path(), 7);
+        let query = question("which modules for mail sending");
+        let rank = |params: &Params| {
+            let hits = index.search(&query, params, 10);
+            let at = |row| hits.iter().position(|h| h.row == row);
+            (at(3), at(1))
+        };
+        let (mail, lock) = rank(&Params::default());
+        assert!(
+            mail < lock,
+            "mail modules {mail:?} before lock modules {lock:?}"
+        );
+        let alone = Params {
+            file: 0.0,
+            ..Params::default()
+        };
+        let hits = index.search(&query, &alone, 10);
+        let (a, b) = (
+            hits.iter().find(|h| h.row == 1),
+            hits.iter().find(|h| h.row == 3),
+        );
+        assert_eq!(a.map(|h| h.score), b.map(|h| h.score), "{hits:?}");
     }
 
     /// The bytes round-trip through the cache form; a different index hash,

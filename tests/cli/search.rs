@@ -162,8 +162,16 @@ fn search_json_document_schema() {
                 "{m}"
             );
             assert!(
-                ["title", "hints", "path", "file_title", "terms", "body"]
-                    .contains(&m["field"].as_str().unwrap()),
+                [
+                    "title",
+                    "hints",
+                    "path",
+                    "file_title",
+                    "terms",
+                    "body",
+                    "file"
+                ]
+                .contains(&m["field"].as_str().unwrap()),
                 "{m}"
             );
         }
