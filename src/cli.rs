@@ -507,6 +507,9 @@ fn prepare_index<'a>(path: &Path, bytes: &'a [u8], cache: Option<&Cache>) -> Res
     }
 }
 
+/// How many refinement words a search answer carries.
+const SUGGESTIONS: usize = 15;
+
 fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Write) -> Result<u8> {
     let ranking = searcher.search(
         &options.query,
@@ -517,6 +520,8 @@ fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Wr
     let matcher = searcher.matcher();
     let mut report = Report::new(matcher, &options.query, options.scoring, &ranking.outcome);
     report.apply_fallback(matcher, &ranking, options.top);
+    report.suggest = searcher.suggest(&options.query, &ranking, SUGGESTIONS);
+    report.confidence = crate::output::Confidence::of(&report.keywords, &report.results);
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
         report.attach_content(|r| library.section(r), options.max_chars)?;

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::index::toon::quote;
 use crate::search::fallback;
+use crate::search::suggest::Suggestion;
 use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring};
 
 /// Output format of `kbidx search`.
@@ -44,8 +45,74 @@ pub(crate) struct Report {
     /// For `--explain`: why the fallback ran or not.
     #[serde(skip)]
     pub fallback_note: String,
+    /// Words for a second search: shared by the top results, rare in the
+    /// index, absent from the query (see `search::suggest`).
+    pub suggest: Vec<Suggestion>,
+    /// How likely the top results answer the query (see [`Confidence`]).
+    pub confidence: Confidence,
     /// The results, best first.
     pub results: Vec<ResultRow>,
+}
+
+/// How likely the top results answer the query, for an agent deciding on
+/// a second search: `coverage` is the share of the query's words (L1
+/// keywords aside: they are context) that the top [`CONFIDENCE_TOP`]
+/// results match in their own fields (title, hints, terms, path or text; a
+/// match only elsewhere in the file does not count); `level` is `low`
+/// below 0.5 coverage or without results, `high` from 0.8 coverage when the
+/// best result's normalised score is at least 0.5, else `medium`.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct Confidence {
+    /// `high`, `medium` or `low`.
+    pub level: &'static str,
+    /// Share of the query's words matched by the top results (0–1).
+    pub coverage: f64,
+}
+
+/// How many top results [`Confidence`] looks at.
+pub(crate) const CONFIDENCE_TOP: usize = 3;
+
+impl Confidence {
+    /// The confidence of `results` for the query's `keywords`.
+    pub(crate) fn of(keywords: &KeywordLists, results: &[ResultRow]) -> Self {
+        let words: Vec<String> = [&keywords.l2, &keywords.l3, &keywords.q]
+            .into_iter()
+            .flatten()
+            .map(|k| crate::text::normalize::normalize(k))
+            .collect();
+        let top = &results[..results.len().min(CONFIDENCE_TOP)];
+        if words.is_empty() || top.is_empty() {
+            return Self {
+                level: "low",
+                coverage: 0.0,
+            };
+        }
+        let matched: Vec<String> = top
+            .iter()
+            .flat_map(|r| &r.matched)
+            .filter(|m| m.field != "file")
+            .map(|m| crate::text::normalize::normalize(&m.keyword))
+            .collect();
+        // A keyword of several words counts when any of its words matched
+        // (the body stage matches a keyword's words one by one).
+        let covered = words
+            .iter()
+            .filter(|w| matched.iter().any(|m| m == *w || w.contains(m.as_str())))
+            .count();
+        let coverage = covered as f64 / words.len() as f64;
+        let best = top[0].normalized_score;
+        let level = if coverage < 0.5 {
+            "low"
+        } else if coverage >= 0.8 && best >= 0.5 {
+            "high"
+        } else {
+            "medium"
+        };
+        Self {
+            level,
+            coverage: round(coverage),
+        }
+    }
 }
 
 /// Keywords by level.
@@ -224,6 +291,8 @@ impl Report {
             }),
             fallback: fallback::Status::Off.as_str(),
             fallback_note: String::new(),
+            suggest: Vec::new(),
+            confidence: Confidence::default(),
             results,
         }
     }
@@ -402,6 +471,14 @@ impl Report {
                 }
             }
         }
+        if !self.suggest.is_empty() {
+            let words: Vec<String> = self
+                .suggest
+                .iter()
+                .map(|w| format!("{} ({}, {})", w.word, w.level, w.results))
+                .collect();
+            s.push_str(&format!("suggest: {}\n", words.join(", ")));
+        }
         if explain {
             s.push_str(&format!(
                 "full-text fallback: {}{}\n",
@@ -448,6 +525,22 @@ impl Report {
                 mode.mode,
                 quote(&mode.reason, ',')
             ));
+        }
+        if self.suggest.is_empty() {
+            s.push_str("suggest[0]:\n");
+        } else {
+            s.push_str(&format!(
+                "suggest[{}]{{word,level,results}}:\n",
+                self.suggest.len()
+            ));
+            for w in &self.suggest {
+                s.push_str(&format!(
+                    "  {},{},{}\n",
+                    quote(&w.word, ','),
+                    w.level,
+                    w.results
+                ));
+            }
         }
         let with_content = self.results.iter().any(|r| r.content.is_some());
         let with_excerpt = self.results.iter().any(|r| r.excerpt.is_some());

@@ -470,6 +470,16 @@ impl BodyIndex {
             .map(move |(row, counts)| (row, idf, counts))
     }
 
+    /// How many rows the index has.
+    pub(crate) fn rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// How many rows have `word` in any field.
+    pub(crate) fn document_frequency(&self, word: &str) -> usize {
+        self.postings(word).len()
+    }
+
     /// The file `row` comes from (its index in [`files`]), if in range.
     fn file_of(&self, row: usize) -> Option<usize> {
         let file = u32_at(self.bytes.as_slice(), self.files_of_rows_at + 4 * row)? as usize;

@@ -5,7 +5,8 @@
 //! the index (row positions, folded cells or the cached word index) and scores
 //! rows with `score` (and `hierarchy`, the two-pass file → section blend);
 //! `fallback` scores section text when the index pass is unsure; `cache`
-//! keeps word indexes between processes; `bm25` is the reference method that
+//! keeps word indexes between processes; `suggest` proposes words for a
+//! second search; `bm25` is the reference method that
 //! `kbidx eval --scoring bm25` compares against.
 
 pub(crate) mod bm25;
@@ -19,6 +20,7 @@ mod matcher;
 pub(crate) mod query;
 mod score;
 mod searcher;
+pub(crate) mod suggest;
 mod words;
 
 pub use fields::Field;

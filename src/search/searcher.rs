@@ -228,6 +228,18 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Up to `limit` words for a second search: what the top rows of
+    /// `ranking` share and `query` lacks (see [`super::suggest`]).
+    pub(crate) fn suggest(
+        &self,
+        query: &Query,
+        ranking: &Ranking,
+        limit: usize,
+    ) -> Vec<super::suggest::Suggestion> {
+        let body = self.body_index.get().and_then(Option::as_ref);
+        super::suggest::suggest(&self.matcher, body, query, &ranking.rows(), limit)
+    }
+
     /// The index pass's `outcome` and the body stage, fused: each row scores
     /// `alpha · index + (1 − alpha) · body / best body` (`alpha_hints` for rows
     /// with hints), where `index` is the

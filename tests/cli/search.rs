@@ -103,7 +103,14 @@ fn search_json_document_schema() {
     assert_eq!(
         keys(&doc),
         [
-            "query", "keywords", "scoring", "total", "fallback", "results"
+            "query",
+            "keywords",
+            "scoring",
+            "total",
+            "fallback",
+            "suggest",
+            "confidence",
+            "results"
         ]
     );
     assert_eq!(doc["query"], "JSON で結果がほしい");
@@ -115,6 +122,13 @@ fn search_json_document_schema() {
         "question keywords under `q`"
     );
     assert_eq!(doc["scoring"], "default");
+    for s in doc["suggest"].as_array().unwrap() {
+        assert_eq!(keys(s), ["word", "level", "results"], "{s}");
+        assert!(["l2", "l3"].contains(&s["level"].as_str().unwrap()), "{s}");
+        assert!(s["results"].as_u64().unwrap() >= 1, "{s}");
+    }
+    assert!(["high", "medium", "low"].contains(&doc["confidence"]["level"].as_str().unwrap()));
+    assert!((0.0..=1.0).contains(&doc["confidence"]["coverage"].as_f64().unwrap()));
     let results = doc["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
     assert!(doc["total"].as_u64().unwrap() >= 3);

@@ -1,0 +1,167 @@
+//! Refinement suggestions: words an agent can add to its next search.
+//!
+//! An agent's second search is only as good as the words it adds, and the
+//! words that find a section are the ones the knowledge base uses (its
+//! hints, titles and derived terms), which the agent cannot see. After a
+//! search, the vocabulary of the top results is counted: a word that
+//! several top results carry, that is rare in the whole index and that the
+//! query lacks is a likely refinement (or, when the results are off-topic,
+//! a sign of which topic they are about).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::bm25::terms;
+use super::body::BodyIndex;
+use super::{Level, Matcher, Query};
+use crate::text::normalize::normalize;
+use crate::text::tokenize::question_keywords;
+
+/// How many top results are looked at.
+const TOP: usize = 10;
+/// Words in more than this share of the index's rows are not suggested.
+const COMMON: f64 = 0.05;
+/// ... but in a small index a word may be in this many rows.
+const MIN_COMMON: f64 = 5.0;
+
+/// One suggested word.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Suggestion {
+    /// The word as the index writes it.
+    pub(crate) word: String,
+    /// The level to search it at: `l2` for a file's topic (the part of a
+    /// title before ` / `), `l3` for everything else.
+    pub(crate) level: &'static str,
+    /// How many of the top results carry it.
+    pub(crate) results: usize,
+}
+
+/// A candidate word while counting.
+struct Candidate {
+    word: String,
+    topic: bool,
+    rows: usize,
+    last_row: usize,
+}
+
+/// The words of a title as a question's keywords are extracted (compound
+/// nouns whole: フレームワーク, not フレーム + ワーク), without the pieces
+/// of a longer one.
+fn title_words(title: &str) -> Vec<String> {
+    let words = question_keywords(&normalize(title)).unwrap_or_default();
+    words
+        .iter()
+        .filter(|w| {
+            !words
+                .iter()
+                .any(|o| o.len() > w.len() && o.contains(w.as_str()))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Up to `limit` suggestions for `query` from the index rows `rows` (the
+/// ranking, best first). `body` gives each word's document frequency (how
+/// rare it is in the index); without it every word counts as equally rare.
+pub(crate) fn suggest(
+    matcher: &Matcher<'_>,
+    body: Option<&BodyIndex>,
+    query: &Query,
+    rows: &[usize],
+    limit: usize,
+) -> Vec<Suggestion> {
+    let top = &rows[..rows.len().min(TOP)];
+    if top.is_empty() || limit == 0 {
+        return Vec::new();
+    }
+    // What the query already has: its normalised text and its words.
+    let mut asked = String::new();
+    for k in &query.keywords {
+        asked.push_str(&k.norm);
+        asked.push(' ');
+    }
+    if let Some(q) = &query.question {
+        asked.push_str(&normalize(q));
+    }
+    let asked_words: Vec<String> = terms(&asked).unwrap_or_default();
+    let mut candidates: HashMap<String, Candidate> = HashMap::new();
+    for (i, &row) in top.iter().enumerate() {
+        let entry = matcher.entry(row);
+        let (file_title, section_title) = match entry.title.split_once(" / ") {
+            Some((file, section)) => (file, section),
+            None => ("", &*entry.title),
+        };
+        let mut words: Vec<(String, bool)> = Vec::new();
+        for (title, topic) in [(file_title, true), (section_title, false)] {
+            words.extend(title_words(title).into_iter().map(|w| (w, topic)));
+        }
+        for w in entry
+            .hints
+            .split_whitespace()
+            .chain(entry.terms.split_whitespace())
+        {
+            words.push((w.to_owned(), false));
+        }
+        for (word, topic) in words {
+            let norm = normalize(&word);
+            if norm.chars().count() < 2 || norm.chars().all(|c| !c.is_alphabetic()) {
+                continue;
+            }
+            let c = candidates.entry(norm).or_insert(Candidate {
+                word,
+                topic,
+                rows: 0,
+                last_row: usize::MAX,
+            });
+            c.topic |= topic;
+            if c.last_row != i {
+                c.last_row = i;
+                c.rows += 1;
+            }
+        }
+    }
+    // A word several top results share, unless only one result was found.
+    let min_rows = top.len().min(2);
+    let n = body.map_or(1.0, |b| b.rows() as f64).max(1.0);
+    let mut scored: Vec<(f64, String, Candidate)> = candidates
+        .into_iter()
+        .filter(|(norm, c)| c.rows >= min_rows && !asked.contains(norm.as_str()))
+        .filter_map(|(norm, c)| {
+            let parts = terms(&norm).unwrap_or_default();
+            // Nothing left after tokenising (a stop word), or every part asked already.
+            if parts.is_empty() || parts.iter().all(|p| asked_words.contains(p)) {
+                return None;
+            }
+            // A word of several parts is at most as common as its rarest part.
+            let df = body.map_or(1, |b| {
+                parts
+                    .iter()
+                    .map(|p| b.document_frequency(p))
+                    .min()
+                    .unwrap_or(1)
+            });
+            // Common words (in more than 5% of the rows) discriminate nothing.
+            if body.is_some() && df as f64 > (n * COMMON).max(MIN_COMMON) {
+                return None;
+            }
+            let idf = body.map_or(1.0, |_| (n / df.max(1) as f64).ln().max(0.0));
+            Some((c.rows as f64 * idf, norm, c))
+        })
+        .filter(|(score, _, _)| *score > 0.0)
+        .collect();
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(b.2.rows.cmp(&a.2.rows))
+            .then(a.1.cmp(&b.1))
+    });
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, _, c)| Suggestion {
+            word: c.word,
+            level: if c.topic { Level::L2 } else { Level::L3 }.as_str(),
+            results: c.rows,
+        })
+        .collect()
+}
