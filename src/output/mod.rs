@@ -13,6 +13,8 @@ use crate::index::toon::quote;
 use crate::search::fallback;
 use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring};
 
+pub(crate) mod tokens;
+
 /// Output format of `kbidx search`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub(crate) enum Format {
