@@ -18,6 +18,7 @@ use crate::index::file::IndexFile;
 use crate::index::model::Index;
 use crate::index::toon;
 use crate::knowledge::content::Library;
+use crate::output::budget::Budget;
 use crate::output::{Format, Report};
 use crate::search::cache::Cache;
 use crate::search::fallback;
@@ -230,6 +231,16 @@ pub(crate) struct SearchArgs {
     /// Budget of characters of attached content over all results (implies --with-content).
     #[arg(long, value_name = "N")]
     pub(crate) max_chars: Option<usize>,
+    /// Budget of estimated tokens of attached content over all results (implies
+    /// --with-content; with --max-chars the tighter wins).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_tokens: Option<usize>,
+    /// Characters of content per result at most (implies --with-content).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_chars_per_result: Option<usize>,
+    /// Estimated tokens of content per result at most (implies --with-content).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_tokens_per_result: Option<usize>,
     /// Two-pass search flags.
     #[command(flatten)]
     pub(crate) hierarchy: HierarchyArgs,
@@ -368,8 +379,8 @@ pub(crate) struct SearchOptions {
     pub(crate) explain: bool,
     /// Attach content.
     pub(crate) with_content: bool,
-    /// Content budget in characters.
-    pub(crate) max_chars: Option<usize>,
+    /// Content budget: characters and estimated tokens, in all and per result.
+    pub(crate) budget: Budget,
     /// Two-pass file → section search, when on.
     pub(crate) hierarchy: Option<Hierarchy>,
     /// Full-text fallback.
@@ -416,6 +427,12 @@ impl SearchOptions {
         if args.top == 0 {
             return Err(Error::Usage("--top must be at least 1".into()));
         }
+        let flags_budget = Budget {
+            max_chars: args.max_chars,
+            max_tokens: args.max_tokens,
+            max_chars_per_result: args.max_chars_per_result,
+            max_tokens_per_result: args.max_tokens_per_result,
+        };
         Ok(Self {
             query,
             knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
@@ -427,8 +444,8 @@ impl SearchOptions {
             top: args.top,
             min_score: args.min_score,
             explain: args.explain,
-            with_content: args.with_content || args.max_chars.is_some(),
-            max_chars: args.max_chars,
+            with_content: args.with_content || flags_budget.is_set(),
+            budget: flags_budget.or(config.budget),
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
             body: args.body.resolve(config),
@@ -519,7 +536,7 @@ fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Wr
     report.apply_fallback(matcher, &ranking, options.top);
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
-        report.attach_content(|r| library.section(r), options.max_chars)?;
+        report.attach_content(|r| library.section(r), options.budget)?;
     }
     report.render(options.format, options.explain, out)?;
     Ok(if report.results.is_empty() { 1 } else { 0 })
@@ -589,6 +606,15 @@ fn run_build(
         .map_err(stdio)?;
     }
     Ok(0)
+}
+
+/// Parses a count that must be at least 1 (a budget of nothing is a mistake).
+fn at_least_one(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn stdio(e: std::io::Error) -> Error {

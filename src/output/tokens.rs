@@ -45,38 +45,9 @@ pub(crate) struct Counts {
 impl Counts {
     /// Counts the classes of `text` in one pass.
     pub(crate) fn of(text: &str) -> Self {
-        let mut c = Self::default();
-        let (mut in_word, mut digits, mut in_break) = (false, 0u32, false);
-        for ch in text.chars() {
-            let letter = ch.is_ascii_alphabetic();
-            if letter && !in_word {
-                c.words += 1;
-            }
-            in_word = letter;
-            if ch.is_ascii_digit() {
-                if digits % 3 == 0 {
-                    c.digit_groups += 1;
-                }
-                digits += 1;
-            } else {
-                digits = 0;
-            }
-            let newline = ch == '\n';
-            if newline && !in_break {
-                c.breaks += 1;
-            }
-            in_break = newline || (in_break && ch.is_whitespace());
-            match ch {
-                _ if letter => c.letters += 1,
-                '0'..='9' => {}
-                _ if ch.is_ascii_punctuation() => c.symbols += 1,
-                _ if ch.is_whitespace() => {}
-                _ if is_han(ch) => c.han += 1,
-                _ if is_kana(ch) => c.kana += 1,
-                _ => c.other += 1,
-            }
-        }
-        c
+        let mut counter = Counter::default();
+        counter.push_str(text);
+        counter.counts
     }
 
     /// The counts in the order of [`RATES`].
@@ -97,6 +68,62 @@ impl Counts {
     pub(crate) fn tokens(&self) -> usize {
         let milli: u64 = self.classes().iter().zip(RATES).map(|(n, r)| n * r).sum();
         usize::try_from(milli.div_ceil(1000)).unwrap_or(usize::MAX)
+    }
+}
+
+/// [`Counts`] of a text fed piece by piece: the counts of a prefix, for
+/// cutting a text to a token budget without recounting it.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Counter {
+    counts: Counts,
+    in_word: bool,
+    digits: u32,
+    in_break: bool,
+}
+
+impl Counter {
+    /// Adds `text` to what was counted.
+    pub(crate) fn push_str(&mut self, text: &str) {
+        for ch in text.chars() {
+            self.push(ch);
+        }
+    }
+
+    /// Adds one character.
+    pub(crate) fn push(&mut self, ch: char) {
+        let c = &mut self.counts;
+        let letter = ch.is_ascii_alphabetic();
+        if letter && !self.in_word {
+            c.words += 1;
+        }
+        self.in_word = letter;
+        if ch.is_ascii_digit() {
+            if self.digits.is_multiple_of(3) {
+                c.digit_groups += 1;
+            }
+            self.digits += 1;
+        } else {
+            self.digits = 0;
+        }
+        let newline = ch == '\n';
+        if newline && !self.in_break {
+            c.breaks += 1;
+        }
+        self.in_break = newline || (self.in_break && ch.is_whitespace());
+        match ch {
+            _ if letter => c.letters += 1,
+            '0'..='9' => {}
+            _ if ch.is_ascii_punctuation() => c.symbols += 1,
+            _ if ch.is_whitespace() => {}
+            _ if is_han(ch) => c.han += 1,
+            _ if is_kana(ch) => c.kana += 1,
+            _ => c.other += 1,
+        }
+    }
+
+    /// The estimated tokens of everything counted so far.
+    pub(crate) fn tokens(&self) -> usize {
+        self.counts.tokens()
     }
 }
 
