@@ -14,6 +14,8 @@ use crate::search::fallback;
 use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring};
 
 pub(crate) mod budget;
+pub(crate) mod build;
+pub(crate) mod read;
 pub(crate) mod tokens;
 
 use budget::{Budget, Spender};
@@ -396,7 +398,12 @@ impl Report {
             s.push_str("no results\n");
         }
         for r in &self.results {
-            s.push_str(&format!("{:>3}. {:>8.3}  {}", r.rank, r.score, r.reference));
+            s.push_str(&format!(
+                "{:>3}. {:>8.3}  {}",
+                r.rank,
+                r.score,
+                read::quote_reference(&r.reference)
+            ));
             if !r.title.is_empty() {
                 s.push_str(&format!("  {}", r.title));
             }
