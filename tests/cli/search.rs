@@ -487,6 +487,43 @@ fn search_token_budgets() {
             "索引を作り直すには",
         ])
         .success();
+    // kbidx.toml defaults apply whenever content is attached; a flag overrides its own key.
+    let configured = Sandbox::new().with_repo_knowledge().with_file(
+        "kbidx.toml",
+        "max_tokens_per_result = 20\nmax_tokens = 50\n",
+    );
+    let each = |args: &[&str]| -> Vec<u64> {
+        let run = configured.run(args).success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["tokens"].as_u64())
+            .collect()
+    };
+    let question = ["search", "--format", "json", "--top", "5"];
+    assert_eq!(
+        each(&[&question[..], &["索引を作り直すには"]].concat()),
+        Vec::<u64>::new()
+    );
+    let defaults = each(&[&question[..], &["--with-content", "索引を作り直すには"]].concat());
+    assert!(
+        defaults.iter().all(|&t| t <= 20) && defaults.iter().sum::<u64>() <= 50,
+        "{defaults:?}"
+    );
+    let wider = each(
+        &[
+            &question[..],
+            &["--max-tokens-per-result", "30", "索引を作り直すには"],
+        ]
+        .concat(),
+    );
+    assert!(
+        wider[0] > 20 && wider.iter().sum::<u64>() <= 50,
+        "{wider:?}"
+    );
+
     let zero = sandbox.run(&["search", "--max-tokens", "0", "索引"]);
     assert_eq!(zero.code, 2);
     insta::assert_snapshot!(
