@@ -19,7 +19,7 @@ use crate::index::model::Index;
 use crate::index::toon;
 use crate::knowledge::content::Library;
 use crate::output::budget::Budget;
-use crate::output::build::BuildReport;
+use crate::output::build::{BuildReport, Status};
 use crate::output::read::{FileListing, SectionDoc};
 use crate::output::{Format, Report};
 use crate::search::cache::Cache;
@@ -577,13 +577,13 @@ fn run_build(
     }
     let (status, diff) = if args.check {
         match build::check(&target, &built.text)? {
-            Freshness::UpToDate => ("up to date", None),
-            Freshness::Stale(diff) => ("stale", Some(diff)),
+            Freshness::UpToDate => (Status::UpToDate, None),
+            Freshness::Stale(diff) => (Status::Stale, Some(diff)),
         }
     } else {
         match build::write(&target, &built.text)? {
-            Written::Replaced => ("written", None),
-            Written::Unchanged => ("unchanged", None),
+            Written::Replaced => (Status::Written, None),
+            Written::Unchanged => (Status::Unchanged, None),
         }
     };
     let code = u8::from(diff.is_some());
@@ -595,7 +595,7 @@ fn run_build(
             rows: built.index.len(),
             warnings: built.warnings,
             status,
-            changed: matches!(status, "written" | "stale"),
+            changed: status.changed(),
             diff,
             seconds: (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
         };
@@ -621,7 +621,7 @@ fn run_build(
         )
         .map_err(stdio)?,
         (None, false) => {
-            let unchanged = if status == "unchanged" {
+            let unchanged = if status == Status::Unchanged {
                 " (unchanged)"
             } else {
                 ""

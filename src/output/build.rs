@@ -16,9 +16,8 @@ pub(crate) struct BuildReport {
     pub rows: usize,
     /// Warnings, each naming its file first.
     pub warnings: Vec<String>,
-    /// `written` (the file was replaced), `unchanged` (it already held these
-    /// bytes), and with `--check`: `up to date` or `stale`.
-    pub status: &'static str,
+    /// What happened to the index file.
+    pub status: Status,
     /// Whether the index file differs from the build: `written` and `stale`.
     pub changed: bool,
     /// With `--check` on a stale index: the unified diff, old → new.
@@ -26,4 +25,28 @@ pub(crate) struct BuildReport {
     pub diff: Option<String>,
     /// Wall-clock seconds the command took (3 decimals).
     pub seconds: f64,
+}
+
+/// What `build` did with the index file, or what `build --check` found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) enum Status {
+    /// The file was created or replaced.
+    #[serde(rename = "written")]
+    Written,
+    /// The file already held exactly these bytes and was left untouched.
+    #[serde(rename = "unchanged")]
+    Unchanged,
+    /// `--check`: the file equals the build.
+    #[serde(rename = "up to date")]
+    UpToDate,
+    /// `--check`: the file differs from the build (or is missing).
+    #[serde(rename = "stale")]
+    Stale,
+}
+
+impl Status {
+    /// Whether the index file differs (differed) from the build.
+    pub(crate) fn changed(self) -> bool {
+        matches!(self, Self::Written | Self::Stale)
+    }
 }
