@@ -17,7 +17,7 @@ pub(crate) use crate::config::Budget;
 /// A text cut to fit: the kept prefix and whether anything was left out.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Fitted<'a> {
-    /// The kept text (without the trailing newlines of a cut).
+    /// The kept text (without the trailing white space of a cut).
     pub text: &'a str,
     /// Whether the text was cut.
     pub truncated: bool,
@@ -147,7 +147,8 @@ pub(crate) fn fit(text: &str, max_chars: usize, max_tokens: usize) -> Fitted<'_>
     }
     Fitted {
         text: text[..end].trim_end(),
-        truncated: true,
+        // Only white space left out is no cut.
+        truncated: !text[end..].trim().is_empty(),
     }
 }
 
@@ -170,6 +171,7 @@ mod tests {
             (usize::MAX, 1, "##", true),
             (usize::MAX, 0, "", true),
             (usize::MAX, estimate(text), text, false),
+            (32, usize::MAX, "## Title\n\nfirst line\nsecond line", false),
         ];
         for &(chars, tokens, want, truncated) in cases {
             let got = fit(text, chars, tokens);
