@@ -202,6 +202,24 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Whatever the text and caps: a prefix, within both caps, and
+        /// `truncated` exactly when something but white space was left out.
+        #[test]
+        fn fit_is_a_prefix_within_the_caps(
+            text in "[a-z0-9あア漢 .,。、#\n]{0,120}",
+            max_chars in 0usize..150,
+            max_tokens in 0usize..80,
+        ) {
+            let got = fit(&text, max_chars, max_tokens);
+            proptest::prop_assert!(text.starts_with(got.text));
+            proptest::prop_assert!(got.text.chars().count() <= max_chars);
+            proptest::prop_assert!(estimate(got.text) <= max_tokens);
+            let rest = &text[got.text.len()..];
+            proptest::prop_assert_eq!(got.truncated, !rest.trim().is_empty());
+        }
+    }
+
     #[test]
     fn fit_counts_characters_not_bytes() {
         let got = fit("漢字かな\n次の行", 4, usize::MAX);
