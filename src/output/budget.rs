@@ -227,29 +227,36 @@ mod tests {
         assert_eq!(fit("漢字かな", 2, usize::MAX).text, "漢字");
     }
 
+    /// Each text's share (kept text, truncated) and the characters used in all.
+    fn spend(budget: Budget, texts: &[&'static str]) -> (Vec<(Option<&'static str>, bool)>, usize) {
+        let mut spender = Spender::new(budget);
+        let shares = texts
+            .iter()
+            .map(|t| {
+                let s = spender.take(t);
+                (s.text, s.truncated)
+            })
+            .collect();
+        (shares, spender.used().0)
+    }
+
     #[test]
     fn spender_shares_best_first_and_stops_after_a_cut() {
         let budget = Budget {
             max_chars: Some(12),
             ..Budget::default()
         };
-        let mut spender = Spender::new(budget);
-        let shares: Vec<(Option<&str>, bool)> = ["aaaa\nbb", "cc\ndd\nee", "ff"]
-            .into_iter()
-            .map(|t| {
-                let s = spender.take(t);
-                (s.text, s.truncated)
-            })
-            .collect();
         assert_eq!(
-            shares,
-            [
-                (Some("aaaa\nbb"), false),
-                (Some("cc\ndd"), true),
-                (None, true)
-            ]
+            spend(budget, &["aaaa\nbb", "cc\ndd\nee", "ff"]),
+            (
+                vec![
+                    (Some("aaaa\nbb"), false),
+                    (Some("cc\ndd"), true),
+                    (None, true)
+                ],
+                12
+            )
         );
-        assert_eq!(spender.used().0, 12);
     }
 
     #[test]
@@ -259,21 +266,16 @@ mod tests {
             max_chars_per_result: Some(5),
             ..Budget::default()
         };
-        let mut spender = Spender::new(budget);
-        let shares: Vec<(Option<&str>, bool)> = ["aa\nbb\ncc", "dd", "eeeeeeee"]
-            .into_iter()
-            .map(|t| {
-                let s = spender.take(t);
-                (s.text, s.truncated)
-            })
-            .collect();
         assert_eq!(
-            shares,
-            [
-                (Some("aa\nbb"), true),
-                (Some("dd"), false),
-                (Some("eeeee"), true)
-            ]
+            spend(budget, &["aa\nbb\ncc", "dd", "eeeeeeee"]),
+            (
+                vec![
+                    (Some("aa\nbb"), true),
+                    (Some("dd"), false),
+                    (Some("eeeee"), true)
+                ],
+                12
+            )
         );
     }
 }
