@@ -18,6 +18,9 @@ use crate::index::file::IndexFile;
 use crate::index::model::Index;
 use crate::index::toon;
 use crate::knowledge::content::Library;
+use crate::output::budget::Budget;
+use crate::output::build::{BuildReport, Status};
+use crate::output::read::{FileListing, SectionDoc};
 use crate::output::{Format, Report};
 use crate::search::cache::Cache;
 use crate::search::fallback;
@@ -84,8 +87,8 @@ pub(crate) struct EvalArgs {
     #[arg(long, default_value_t = 20_000, value_name = "N")]
     pub(crate) chars: usize,
     /// Output format: text (table, then per-query ranks) or json.
-    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
-    pub(crate) format: EvalFormat,
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub(crate) format: DocFormat,
     /// Text format: print only the summary table.
     #[arg(long)]
     pub(crate) summary: bool,
@@ -178,10 +181,10 @@ impl FallbackArgs {
 
 /// `kbidx eval --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum EvalFormat {
-    /// Table plus per-query ranks.
+pub(crate) enum DocFormat {
+    /// For people (eval: the table, then per-query ranks).
     Text,
-    /// The full report as JSON.
+    /// The JSON document described in the README.
     Json,
 }
 
@@ -230,6 +233,16 @@ pub(crate) struct SearchArgs {
     /// Budget of characters of attached content over all results (implies --with-content).
     #[arg(long, value_name = "N")]
     pub(crate) max_chars: Option<usize>,
+    /// Budget of estimated tokens of attached content over all results (implies
+    /// --with-content; with --max-chars the tighter wins).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_tokens: Option<usize>,
+    /// Characters of content per result at most (implies --with-content).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_chars_per_result: Option<usize>,
+    /// Estimated tokens of content per result at most (implies --with-content).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_tokens_per_result: Option<usize>,
     /// Two-pass search flags.
     #[command(flatten)]
     pub(crate) hierarchy: HierarchyArgs,
@@ -256,12 +269,15 @@ pub(crate) enum ScoringArg {
 /// `kbidx read` arguments.
 #[derive(Debug, Args)]
 pub(crate) struct ReadArgs {
-    /// `path/to/file.json#section-id`, as in the index.
+    /// `path/to/file.json#section-id`, as in the index; `path/to/file.json` lists its sections.
     #[arg(value_name = "REFERENCE")]
     pub(crate) reference: String,
     /// Knowledge directory (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
     pub(crate) knowledge: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub(crate) format: DocFormat,
 }
 
 /// `kbidx build` flags.
@@ -291,6 +307,9 @@ pub(crate) struct BuildArgs {
     /// Stop the extraction after this many seconds (default from kbidx.toml `build_timeout`, else 60).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) timeout: Option<u64>,
+    /// Output format (json: one document on stdout, warnings in it).
+    #[arg(long, value_enum, default_value_t = DocFormat::Text, conflicts_with = "quiet")]
+    pub(crate) format: DocFormat,
 }
 
 /// Runs a parsed command line; returns the exit code for success paths (0 or 1).
@@ -339,13 +358,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             })
         }
         Command::Eval(args) => run_eval(&config, args, out),
-        Command::Read(args) => {
-            let mut library =
-                Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
-            let text = library.section(&args.reference)?;
-            writeln!(out, "{text}").map_err(stdio)?;
-            Ok(0)
-        }
+        Command::Read(args) => run_read(&config, args, out),
     }
 }
 
@@ -368,8 +381,8 @@ pub(crate) struct SearchOptions {
     pub(crate) explain: bool,
     /// Attach content.
     pub(crate) with_content: bool,
-    /// Content budget in characters.
-    pub(crate) max_chars: Option<usize>,
+    /// Content budget: characters and estimated tokens, in all and per result.
+    pub(crate) budget: Budget,
     /// Two-pass file → section search, when on.
     pub(crate) hierarchy: Option<Hierarchy>,
     /// Full-text fallback.
@@ -416,6 +429,12 @@ impl SearchOptions {
         if args.top == 0 {
             return Err(Error::Usage("--top must be at least 1".into()));
         }
+        let flags_budget = Budget {
+            max_chars: args.max_chars,
+            max_tokens: args.max_tokens,
+            max_chars_per_result: args.max_chars_per_result,
+            max_tokens_per_result: args.max_tokens_per_result,
+        };
         Ok(Self {
             query,
             knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
@@ -427,8 +446,8 @@ impl SearchOptions {
             top: args.top,
             min_score: args.min_score,
             explain: args.explain,
-            with_content: args.with_content || args.max_chars.is_some(),
-            max_chars: args.max_chars,
+            with_content: args.with_content || flags_budget.is_set(),
+            budget: flags_budget.or(config.budget),
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
             body: args.body.resolve(config),
@@ -485,11 +504,16 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
         },
     )?;
     match args.format {
-        EvalFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &runs).map_err(|e| stdio(e.into()))?;
-            writeln!(out).map_err(stdio)?;
-        }
-        EvalFormat::Text => out
+        DocFormat::Json => write_json(
+            out,
+            &eval::Report {
+                eval: display(&args.eval),
+                queries: cases.len(),
+                top: args.top,
+                runs,
+            },
+        )?,
+        DocFormat::Text => out
             .write_all(eval::render_text(&runs, !args.summary).as_bytes())
             .map_err(stdio)?,
     }
@@ -524,7 +548,7 @@ fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Wr
     report.confidence = crate::output::Confidence::of(&report.keywords, &report.results);
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
-        report.attach_content(|r| library.section(r), options.max_chars)?;
+        report.attach_content(|r| library.section(r), options.budget)?;
     }
     report.render(options.format, options.explain, out)?;
     Ok(if report.results.is_empty() { 1 } else { 0 })
@@ -536,6 +560,7 @@ fn run_build(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
+    let started = std::time::Instant::now();
     let options = BuildOptions {
         knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
         filter: args.filter.or_else(|| config.filter.clone()),
@@ -549,51 +574,109 @@ fn run_build(
         .timeout
         .map_or(config.build_timeout, std::time::Duration::from_secs);
     let built = build::build_within(&options, limit)?;
-    for warning in &built.warnings {
-        writeln!(err, "warning: {warning}").map_err(stdio)?;
+    let json = args.format == DocFormat::Json;
+    if !json {
+        for warning in &built.warnings {
+            writeln!(err, "warning: {warning}").map_err(stdio)?;
+        }
     }
-    if args.check {
-        return match build::check(&target, &built.text)? {
-            Freshness::UpToDate => {
-                if !args.quiet {
-                    writeln!(
-                        out,
-                        "{}: up to date ({} sections)",
-                        display(&target),
-                        built.index.len()
-                    )
-                    .map_err(stdio)?;
-                }
-                Ok(0)
-            }
-            Freshness::Stale(diff) => {
-                writeln!(
-                    err,
-                    "{}: stale; run `kbidx build` to update",
-                    display(&target)
-                )
-                .map_err(stdio)?;
-                err.write_all(diff.as_bytes()).map_err(stdio)?;
-                Ok(1)
-            }
+    let (status, diff) = if args.check {
+        match build::check(&target, &built.text)? {
+            Freshness::UpToDate => (Status::UpToDate, None),
+            Freshness::Stale(diff) => (Status::Stale, Some(diff)),
+        }
+    } else {
+        match build::write(&target, &built.text)? {
+            Written::Replaced => (Status::Written, None),
+            Written::Unchanged => (Status::Unchanged, None),
+        }
+    };
+    let code = u8::from(diff.is_some());
+    if json {
+        let report = BuildReport {
+            index: display(&target),
+            knowledge: display(&options.knowledge),
+            files: built.files,
+            rows: built.index.len(),
+            warnings: built.warnings,
+            status,
+            changed: status.changed(),
+            diff,
+            seconds: (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
         };
+        write_json(out, &report)?;
+        return Ok(code);
     }
-    let written = build::write(&target, &built.text)?;
-    if !args.quiet {
-        let unchanged = match written {
-            Written::Replaced => "",
-            Written::Unchanged => " (unchanged)",
-        };
-        writeln!(
+    match (diff, args.quiet) {
+        (Some(diff), _) => {
+            writeln!(
+                err,
+                "{}: stale; run `kbidx build` to update",
+                display(&target)
+            )
+            .map_err(stdio)?;
+            err.write_all(diff.as_bytes()).map_err(stdio)?;
+        }
+        (None, true) => {}
+        (None, false) if args.check => writeln!(
             out,
-            "{}: {} sections from {} files{unchanged}",
+            "{}: up to date ({} sections)",
             display(&target),
-            built.index.len(),
-            built.files
+            built.index.len()
         )
-        .map_err(stdio)?;
+        .map_err(stdio)?,
+        (None, false) => {
+            let unchanged = if status == Status::Unchanged {
+                " (unchanged)"
+            } else {
+                ""
+            };
+            writeln!(
+                out,
+                "{}: {} sections from {} files{unchanged}",
+                display(&target),
+                built.index.len(),
+                built.files
+            )
+            .map_err(stdio)?;
+        }
+    }
+    Ok(code)
+}
+
+/// `kbidx read`: a section, or with no `#section` the list of a file's sections.
+fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> {
+    let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
+    if !args.reference.contains('#') {
+        let extractor = build::extractor(config.filter.as_deref())?;
+        let listing = FileListing::read(&mut library, &extractor, &args.reference)?;
+        match args.format {
+            DocFormat::Json => write_json(out, &listing)?,
+            DocFormat::Text => out.write_all(listing.to_text().as_bytes()).map_err(stdio)?,
+        }
+        return Ok(if listing.sections.is_empty() { 1 } else { 0 });
+    }
+    let doc = SectionDoc::read(&mut library, &args.reference)?;
+    match args.format {
+        DocFormat::Json => write_json(out, &doc)?,
+        DocFormat::Text => writeln!(out, "{}", doc.content).map_err(stdio)?,
     }
     Ok(0)
+}
+
+/// Writes `doc` as pretty JSON and a newline.
+fn write_json(out: &mut dyn Write, doc: &impl serde::Serialize) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, doc).map_err(|e| stdio(e.into()))?;
+    writeln!(out).map_err(stdio)
+}
+
+/// Parses a count that must be at least 1 (a budget of nothing is a mistake).
+fn at_least_one(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn stdio(e: std::io::Error) -> Error {

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
@@ -43,6 +43,10 @@ pub struct Config {
     pub body: bool,
     /// How long `build` lets the extraction run before stopping it (default 60 s).
     pub build_timeout: std::time::Duration,
+    /// Default content budget of `search` (`max_chars`, `max_tokens` and the
+    /// per-result caps), applied whenever content is attached; flags override
+    /// it cap by cap.
+    pub budget: Budget,
 }
 
 /// Seconds `build` lets the extraction program run unless configured otherwise:
@@ -69,6 +73,7 @@ impl Default for Config {
             cache: true,
             body: true,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
+            budget: Budget::default(),
         }
     }
 }
@@ -90,6 +95,10 @@ struct RawConfig {
     cache: Option<bool>,
     body: Option<bool>,
     build_timeout: Option<u64>,
+    max_chars: Option<usize>,
+    max_tokens: Option<usize>,
+    max_chars_per_result: Option<usize>,
+    max_tokens_per_result: Option<usize>,
 }
 
 impl Config {
@@ -119,6 +128,20 @@ impl Config {
         let base = path.parent().unwrap_or(Path::new(""));
         let rel = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
         let default = Self::default();
+        for (key, value) in [
+            ("max_tokens", raw.max_tokens),
+            ("max_chars_per_result", raw.max_chars_per_result),
+            ("max_tokens_per_result", raw.max_tokens_per_result),
+        ] {
+            if value == Some(0) {
+                return Err(Error::syntax_at(
+                    path,
+                    text,
+                    text.find(key).unwrap_or(0),
+                    format!("{key} must be at least 1"),
+                ));
+            }
+        }
         Ok(Self {
             knowledge: raw.knowledge.map_or(default.knowledge, rel),
             index: raw.index.map_or(default.index, rel),
@@ -158,7 +181,50 @@ impl Config {
                 Some(seconds) => std::time::Duration::from_secs(seconds),
                 None => default.build_timeout,
             },
+            budget: Budget {
+                max_chars: raw.max_chars,
+                max_tokens: raw.max_tokens,
+                max_chars_per_result: raw.max_chars_per_result,
+                max_tokens_per_result: raw.max_tokens_per_result,
+            },
         })
+    }
+}
+
+/// The caps on the section text `search` attaches (see `output::budget`);
+/// `None` is no cap.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    /// Characters over all results (`--max-chars`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<usize>,
+    /// Estimated tokens over all results (`--max-tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+    /// Characters per result (`--max-chars-per-result`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_chars_per_result: Option<usize>,
+    /// Estimated tokens per result (`--max-tokens-per-result`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens_per_result: Option<usize>,
+}
+
+impl Budget {
+    /// Whether any cap is set.
+    pub fn is_set(&self) -> bool {
+        *self != Self::default()
+    }
+
+    /// Each cap of `self`, or else of `defaults` (flags over `kbidx.toml`).
+    pub fn or(self, defaults: Self) -> Self {
+        Self {
+            max_chars: self.max_chars.or(defaults.max_chars),
+            max_tokens: self.max_tokens.or(defaults.max_tokens),
+            max_chars_per_result: self.max_chars_per_result.or(defaults.max_chars_per_result),
+            max_tokens_per_result: self
+                .max_tokens_per_result
+                .or(defaults.max_tokens_per_result),
+        }
     }
 }
 
@@ -199,6 +265,33 @@ mod tests {
             Ok((false, 5))
         );
         assert!(parse("fallback = \"yes\"\n").is_err());
+    }
+
+    #[test]
+    fn budget_keys() {
+        let parse = |text: &str| {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .map(|c| c.budget)
+                .map_err(|e| e.to_string())
+        };
+        let cases: &[(&str, Result<Budget, String>)] = &[
+            ("", Ok(Budget::default())),
+            (
+                "max_tokens = 8000\nmax_chars_per_result = 2000\n",
+                Ok(Budget {
+                    max_tokens: Some(8000),
+                    max_chars_per_result: Some(2000),
+                    ..Budget::default()
+                }),
+            ),
+            (
+                "max_chars = 0\nmax_tokens_per_result = 0\n",
+                Err("kbidx.toml:2:1: max_tokens_per_result must be at least 1".to_owned()),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(&parse(text), want, "{text:?}");
+        }
     }
 
     #[test]

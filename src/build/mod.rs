@@ -83,20 +83,21 @@ pub fn build_within(options: &BuildOptions, limit: std::time::Duration) -> Resul
     }
 }
 
-/// Builds the index from `options.knowledge` without touching the disk.
-pub fn build(options: &BuildOptions) -> Result<Built> {
-    let (code, path) = match &options.filter {
+/// The extraction program `filter` (`None`: the built-in one), compiled.
+pub fn extractor(filter: Option<&Path>) -> Result<Extractor> {
+    match filter {
         Some(path) => {
             let code = std::fs::read_to_string(path)
                 .map_err(|e| Error::io(path, "cannot read filter", e))?;
-            (code, path.clone())
+            Extractor::new(&code, path)
         }
-        None => (
-            crate::build::extract::DEFAULT_PROGRAM.to_owned(),
-            PathBuf::from(crate::build::extract::DEFAULT_PROGRAM_PATH),
-        ),
-    };
-    let extractor = Extractor::new(&code, &path)?;
+        None => Extractor::builtin(),
+    }
+}
+
+/// Builds the index from `options.knowledge` without touching the disk.
+pub fn build(options: &BuildOptions) -> Result<Built> {
+    let extractor = extractor(options.filter.as_deref())?;
     let found = knowledge::discover(&options.knowledge, &options.include, &options.exclude)?;
     if found.files.is_empty() {
         return Err(Error::data(

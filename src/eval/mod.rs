@@ -182,6 +182,19 @@ pub struct Limits {
     pub chars: usize,
 }
 
+/// The document `kbidx eval --format json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The query set, as given.
+    pub eval: String,
+    /// Queries in it.
+    pub queries: usize,
+    /// Results per query (`--top`).
+    pub top: usize,
+    /// One per mode × method, in the order of `--mode` and `--scoring`.
+    pub runs: Vec<Run>,
+}
+
 /// One mode × method run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Run {

@@ -35,18 +35,24 @@ impl Library {
     /// The text of the section `reference` (`path#section`).
     pub(crate) fn section(&mut self, reference: &str) -> Result<String> {
         let (file, section) = split_reference(reference);
+        let (doc, path) = self.document(reference, file)?;
+        section_text(doc, section).ok_or_else(|| {
+            Error::data(
+                path,
+                format!("no section {section:?} (reference {reference:?}; is the index stale?)"),
+            )
+        })
+    }
+
+    /// The knowledge file `file` (a reference's file part; `reference` is
+    /// what a refusal names), parsed once, and its path on disk.
+    pub(crate) fn document(&mut self, reference: &str, file: &str) -> Result<(&Value, PathBuf)> {
         let path = self.root.resolve(reference, file)?;
         if !self.files.contains_key(file) {
             self.files
                 .insert(file.to_owned(), crate::knowledge::read(&path)?);
         }
-        let doc = self.files[file].value();
-        section_text(doc, section).ok_or_else(|| {
-            Error::data(
-                &path,
-                format!("no section {section:?} (reference {reference:?}; is the index stale?)"),
-            )
-        })
+        Ok((self.files[file].value(), path))
     }
 }
 
@@ -86,6 +92,17 @@ impl<'a> Sections<'a> {
             }
         }
         Self { doc, by_id, titles }
+    }
+
+    /// The title of section `id`: its index entry's title (object sections)
+    /// or its own (array sections), when it has one.
+    pub(crate) fn title(&self, id: &str) -> Option<&'a str> {
+        match self.doc.get("sections")? {
+            Value::Object(_) => self.titles.get(id).copied(),
+            Value::Array(_) => self.by_id.get(id)?.get("title")?.as_str(),
+            _ => None,
+        }
+        .filter(|t| !t.is_empty())
     }
 
     /// The text of section `id`, as [`section_text`] renders it.

@@ -14,6 +14,13 @@ use crate::search::fallback;
 use crate::search::suggest::Suggestion;
 use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring};
 
+pub(crate) mod budget;
+pub(crate) mod build;
+pub(crate) mod read;
+pub(crate) mod tokens;
+
+use budget::{Budget, Spender};
+
 /// Output format of `kbidx search`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub(crate) enum Format {
@@ -52,6 +59,21 @@ pub(crate) struct Report {
     pub confidence: Confidence,
     /// The results, best first.
     pub results: Vec<ResultRow>,
+    /// The content budget and what was used of it, when a budget was set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetRow>,
+}
+
+/// A content budget (`--max-chars`, `--max-tokens`, the per-result caps) and its use.
+#[derive(Debug, Serialize)]
+pub(crate) struct BudgetRow {
+    /// The caps that were set.
+    #[serde(flatten)]
+    pub caps: Budget,
+    /// Characters of content attached.
+    pub chars: usize,
+    /// Estimated tokens of content attached (see `tokens`).
+    pub tokens: usize,
 }
 
 /// How likely the top results answer the query, for an agent deciding on
@@ -157,9 +179,13 @@ pub(crate) struct ResultRow {
     /// The section's text (`--with-content`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    /// Whether `content` was cut by `--max-chars` (absent when not).
+    /// Whether `content` was cut by a budget, or left out because the
+    /// budget was spent (absent when not).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Estimated tokens of `content` (see `tokens`), when it is attached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
 }
 
 impl ResultRow {
@@ -185,6 +211,7 @@ impl ResultRow {
             excerpt: None,
             content: None,
             truncated: false,
+            tokens: None,
         }
     }
 }
@@ -294,6 +321,7 @@ impl Report {
             suggest: Vec::new(),
             confidence: Confidence::default(),
             results,
+            budget: None,
         }
     }
 
@@ -379,29 +407,39 @@ impl Report {
         }
     }
 
-    /// Attaches section text to each result, within a budget of `max_chars`
-    /// characters over all results (best first; a cut text is marked `truncated`).
+    /// Attaches section text to each result within `budget` (best first; a
+    /// cut or left-out text is marked `truncated`, see [`budget`]).
     pub(crate) fn attach_content(
         &mut self,
         mut lookup: impl FnMut(&str) -> Result<String>,
-        max_chars: Option<usize>,
+        budget: Budget,
     ) -> Result<()> {
-        let mut left = max_chars.unwrap_or(usize::MAX);
+        let mut spender = Spender::new(budget);
         for row in &mut self.results {
-            if left == 0 {
+            if spender.is_spent() {
+                // Nothing is left: the section is not even read.
                 row.truncated = true;
                 continue;
             }
             let text = lookup(&row.reference)?;
-            let len = text.chars().count();
-            if len > left {
-                row.content = Some(text.chars().take(left).collect());
-                row.truncated = true;
-                left = 0;
-            } else {
-                left -= len;
-                row.content = Some(text);
+            let share = spender.take(&text);
+            row.truncated = share.truncated;
+            if let Some(kept) = share.text {
+                row.tokens = Some(share.tokens);
+                row.content = Some(if kept.len() == text.len() {
+                    text
+                } else {
+                    kept.to_owned()
+                });
             }
+        }
+        if budget.is_set() {
+            let (chars, tokens) = spender.used();
+            self.budget = Some(BudgetRow {
+                caps: budget,
+                chars,
+                tokens,
+            });
         }
         Ok(())
     }
@@ -429,7 +467,12 @@ impl Report {
             s.push_str("no results\n");
         }
         for r in &self.results {
-            s.push_str(&format!("{:>3}. {:>8.3}  {}", r.rank, r.score, r.reference));
+            s.push_str(&format!(
+                "{:>3}. {:>8.3}  {}",
+                r.rank,
+                r.score,
+                read::quote_reference(&r.reference)
+            ));
             if !r.title.is_empty() {
                 s.push_str(&format!("  {}", r.title));
             }
@@ -557,7 +600,24 @@ impl Report {
             fields.push("excerpt");
         }
         if with_content {
-            fields.push("content");
+            fields.extend(["content", "truncated", "tokens"]);
+        }
+        if let Some(budget) = &self.budget {
+            s.push_str("budget:\n");
+            for (key, cap) in [
+                ("max_chars", budget.caps.max_chars),
+                ("max_tokens", budget.caps.max_tokens),
+                ("max_chars_per_result", budget.caps.max_chars_per_result),
+                ("max_tokens_per_result", budget.caps.max_tokens_per_result),
+            ] {
+                if let Some(cap) = cap {
+                    s.push_str(&format!("  {key}: {cap}\n"));
+                }
+            }
+            s.push_str(&format!(
+                "  chars: {}\n  tokens: {}\n",
+                budget.chars, budget.tokens
+            ));
         }
         if self.results.is_empty() {
             s.push_str("results[0]:\n");
@@ -598,6 +658,8 @@ impl Report {
             }
             if with_content {
                 cells.push(quote(r.content.as_deref().unwrap_or_default(), ','));
+                cells.push(r.truncated.to_string());
+                cells.push(r.tokens.unwrap_or(0).to_string());
             }
             s.push_str(&format!("\n  {}", cells.join(",")));
         }

@@ -344,3 +344,40 @@ fn build_bad_config_key() {
     );
     insta::assert_snapshot!("bad_config_key", run.transcript());
 }
+
+/// `"seconds": 0.123` → `"seconds": "[seconds]"`: the one field of the build
+/// document that differs between runs.
+fn redact_seconds(mut run: crate::common::Run) -> crate::common::Run {
+    let mut doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(doc["seconds"].as_f64().is_some_and(|s| s >= 0.0), "{run:?}");
+    doc["seconds"] = "[seconds]".into();
+    run.stdout = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+    run
+}
+
+/// `build --format json`: written, unchanged, `--check` up to date and stale
+/// (exit 1, the diff in the document), warnings in the document, not on stderr.
+#[test]
+fn build_json() {
+    let sandbox = Sandbox::new().with_fixture_knowledge();
+    let written = redact_seconds(sandbox.run(&["build", "--format", "json"]).success());
+    let unchanged = redact_seconds(sandbox.run(&["build", "--format", "json"]).success());
+    let up_to_date = redact_seconds(
+        sandbox
+            .run(&["build", "--check", "--format", "json"])
+            .success(),
+    );
+    sandbox.write(
+        "knowledge/notes/extra.json",
+        r#"{"title": "Extra", "index": [{"id": "a", "hints": ["extra"]}], "sections": {"a": "text", "orphan": "no index entry"}}"#,
+    );
+    let stale = redact_seconds(sandbox.run(&["build", "--check", "--format", "json"]));
+    assert_eq!(stale.code, 1);
+    assert!(stale.stderr.is_empty(), "{stale:?}");
+    let quiet = sandbox.run(&["build", "--format", "json", "--quiet"]);
+    assert_eq!(quiet.code, 2);
+    insta::assert_snapshot!(
+        "json",
+        transcripts(&[written, unchanged, up_to_date, stale, quiet])
+    );
+}

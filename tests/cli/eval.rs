@@ -51,3 +51,30 @@ fn eval_bad_case_line() {
     );
     insta::assert_snapshot!("bad_case_line", run.transcript());
 }
+
+/// `eval --format json`: one document (query set, count, `--top`, the runs).
+#[test]
+fn eval_json() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_repo_dir("tests/fixtures", "fixtures");
+    let run = sandbox
+        .run(&[
+            "eval",
+            "--eval",
+            "fixtures/queries.jsonl",
+            "--format",
+            "json",
+            "--mode",
+            "keywords",
+            "--scoring",
+            "default",
+            "--top",
+            "5",
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["runs"].as_array().map(Vec::len), Some(1));
+    assert_eq!(doc["queries"], 36);
+    insta::assert_snapshot!("json", run.transcript());
+}

@@ -410,9 +410,148 @@ fn search_with_content_and_budget() {
         .filter_map(|r| r["content"].as_str())
         .map(|c| c.chars().count())
         .sum();
-    assert_eq!(chars, 200, "--max-chars is a budget over all results");
+    assert!(chars <= 200, "--max-chars is a budget over all results");
+    assert_eq!(doc["budget"]["chars"], chars);
     assert_eq!(results[0]["truncated"], true);
+    assert_clean_cuts(&sandbox, results);
     insta::assert_snapshot!("with_content_max_chars", transcripts(&[text, json]));
+}
+
+/// Each result's content is its section's text, whole or cut at the end of a
+/// line or after a space or punctuation mark (see `output::budget`).
+fn assert_clean_cuts(sandbox: &Sandbox, results: &[serde_json::Value]) {
+    for r in results {
+        let Some(content) = r["content"].as_str() else {
+            continue;
+        };
+        let reference = r["reference"].as_str().unwrap();
+        let full = sandbox.run(&["read", reference]).success().stdout;
+        let full = full.strip_suffix('\n').unwrap();
+        let rest = full.strip_prefix(content).unwrap();
+        assert!(
+            rest.is_empty()
+                || rest.starts_with(char::is_whitespace)
+                || content.ends_with(['。', '、', '.', ',', ';', ':', '!', '?']),
+            "{reference}: cut inside a word before {rest:?}"
+        );
+        assert_eq!(r["truncated"].as_bool().unwrap_or(false), !rest.is_empty());
+    }
+}
+
+/// `--max-tokens` and the per-result caps: budgets in estimated tokens, the
+/// tighter of two budgets wins, per-result caps let every result in.
+#[test]
+fn search_token_budgets() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let search = |budget: &[&str]| {
+        let mut args = vec!["search", "--format", "json", "--top", "5"];
+        args.extend_from_slice(budget);
+        args.push("索引を作り直すには");
+        let run = sandbox.run(&args).success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        (run, doc)
+    };
+    let tokens = |doc: &serde_json::Value| -> Vec<u64> {
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["tokens"].as_u64().unwrap_or(0))
+            .collect()
+    };
+    let (total, doc) = search(&["--max-tokens", "300"]);
+    let used: u64 = tokens(&doc).iter().sum();
+    assert!(used <= 300 && used == doc["budget"]["tokens"], "{used}");
+    assert_clean_cuts(&sandbox, doc["results"].as_array().unwrap());
+
+    // Both budgets: the tighter one decides.
+    let (_, chars_only) = search(&["--max-chars", "100000"]);
+    let (_, both) = search(&["--max-chars", "100000", "--max-tokens", "300"]);
+    assert_eq!(both["results"], doc["results"]);
+    assert_ne!(chars_only["results"], doc["results"]);
+
+    let (per_result, doc) = search(&["--max-tokens-per-result", "40"]);
+    let each = tokens(&doc);
+    assert!(
+        each.len() == 5 && each.iter().all(|&t| 0 < t && t <= 40),
+        "{each:?}"
+    );
+    assert_clean_cuts(&sandbox, doc["results"].as_array().unwrap());
+    let (_, doc) = search(&["--max-chars-per-result", "60", "--max-tokens", "60"]);
+    assert!(
+        doc["results"][0]["content"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .count()
+            <= 60
+    );
+
+    let text = sandbox
+        .run(&[
+            "search",
+            "--top",
+            "2",
+            "--max-tokens-per-result",
+            "20",
+            "索引を作り直すには",
+        ])
+        .success();
+    let toon = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "toon",
+            "--top",
+            "2",
+            "--max-tokens",
+            "50",
+            "索引を作り直すには",
+        ])
+        .success();
+    // kbidx.toml defaults apply whenever content is attached; a flag overrides its own key.
+    let configured = Sandbox::new().with_repo_knowledge().with_file(
+        "kbidx.toml",
+        "max_tokens_per_result = 20\nmax_tokens = 50\n",
+    );
+    let each = |args: &[&str]| -> Vec<u64> {
+        let run = configured.run(args).success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["tokens"].as_u64())
+            .collect()
+    };
+    let question = ["search", "--format", "json", "--top", "5"];
+    assert_eq!(
+        each(&[&question[..], &["索引を作り直すには"]].concat()),
+        Vec::<u64>::new()
+    );
+    let defaults = each(&[&question[..], &["--with-content", "索引を作り直すには"]].concat());
+    assert!(
+        defaults.iter().all(|&t| t <= 20) && defaults.iter().sum::<u64>() <= 50,
+        "{defaults:?}"
+    );
+    let wider = each(
+        &[
+            &question[..],
+            &["--max-tokens-per-result", "30", "索引を作り直すには"],
+        ]
+        .concat(),
+    );
+    assert!(
+        wider[0] > 20 && wider.iter().sum::<u64>() <= 50,
+        "{wider:?}"
+    );
+
+    let zero = sandbox.run(&["search", "--max-tokens", "0", "索引"]);
+    assert_eq!(zero.code, 2);
+    insta::assert_snapshot!(
+        "token_budgets",
+        transcripts(&[total, per_result, text, toon, zero])
+    );
 }
 
 #[test]

@@ -1,0 +1,199 @@
+//! The documents of `kbidx read`: one section, or the list of a file's sections.
+//!
+//! A file's sections are the rows the extraction program makes of it, so the
+//! list gives exactly the references `search` returns and `read` accepts, with
+//! each section's size in characters and estimated tokens: an agent can choose
+//! what to read within its budget before reading it.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::build::extract::{Extractor, Record};
+use crate::error::Result;
+use crate::index::model::split_reference;
+use crate::knowledge::content::{Library, Sections};
+
+use super::tokens::estimate;
+
+/// `kbidx read FILE#SECTION`.
+#[derive(Debug, Serialize)]
+pub(crate) struct SectionDoc {
+    /// `path#section`, as given.
+    pub reference: String,
+    /// The knowledge file.
+    pub file: String,
+    /// The section id.
+    pub section: String,
+    /// The section's title, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The file's title, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_title: Option<String>,
+    /// The section text, exactly as text output and `search --with-content` give it.
+    pub content: String,
+    /// Characters of `content`.
+    pub chars: usize,
+    /// Estimated tokens of `content`.
+    pub tokens: usize,
+    /// The file's links (`official_doc_urls`), when it has any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<String>,
+}
+
+/// `kbidx read FILE`: the file's sections.
+#[derive(Debug, Serialize)]
+pub(crate) struct FileListing {
+    /// The knowledge file, as given.
+    pub file: String,
+    /// The file's title, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The file's links (`official_doc_urls`), when it has any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<String>,
+    /// Its sections, in index order.
+    pub sections: Vec<ListedSection>,
+}
+
+/// One section of a [`FileListing`].
+#[derive(Debug, Serialize)]
+pub(crate) struct ListedSection {
+    /// `path#section`, as in the index.
+    pub reference: String,
+    /// The section id.
+    pub section: String,
+    /// The row's title, as in the index.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    /// Characters of the section text (0 when the file has no text for it).
+    pub chars: usize,
+    /// Estimated tokens of the section text.
+    pub tokens: usize,
+}
+
+impl SectionDoc {
+    /// Reads section `reference` from `library`.
+    pub(crate) fn read(library: &mut Library, reference: &str) -> Result<Self> {
+        let content = library.section(reference)?;
+        let (file, section) = split_reference(reference);
+        let (doc, _) = library.document(reference, file)?;
+        Ok(Self {
+            reference: reference.to_owned(),
+            file: file.to_owned(),
+            section: section.to_owned(),
+            title: Sections::new(doc).title(section).map(str::to_owned),
+            file_title: file_title(doc),
+            chars: content.chars().count(),
+            tokens: estimate(&content),
+            content,
+            links: links(doc),
+        })
+    }
+}
+
+impl FileListing {
+    /// Lists the sections `extractor` makes of `file` (a path relative to
+    /// `library`'s directory).
+    pub(crate) fn read(library: &mut Library, extractor: &Extractor, file: &str) -> Result<Self> {
+        let (doc, path) = library.document(file, file)?;
+        let (title, links) = (file_title(doc), links(doc));
+        let records = extractor.run(file, &path, crate::knowledge::read(&path)?.to_jaq())?;
+        let mut sections = Vec::new();
+        for record in records {
+            let Record::Entry(entry) = record else {
+                continue;
+            };
+            let text = library.section(&entry.reference).unwrap_or_default();
+            sections.push(ListedSection {
+                section: entry.section().to_owned(),
+                chars: text.chars().count(),
+                tokens: estimate(&text),
+                reference: entry.reference,
+                title: entry.title,
+            });
+        }
+        Ok(Self {
+            file: file.to_owned(),
+            title,
+            links,
+            sections,
+        })
+    }
+
+    /// One line for the file, then one per section.
+    pub(crate) fn to_text(&self) -> String {
+        let mut s = quote_reference(&self.file).into_owned();
+        if let Some(title) = &self.title {
+            s.push_str(&format!("  {title}"));
+        }
+        let n = self.sections.len();
+        s.push_str(&format!(
+            "  ({n} section{})\n",
+            if n == 1 { "" } else { "s" }
+        ));
+        for section in &self.sections {
+            s.push_str(&format!(
+                "  {}  {} chars  ~{} tokens",
+                quote_reference(&section.reference),
+                section.chars,
+                section.tokens
+            ));
+            if !section.title.is_empty() {
+                s.push_str(&format!("  {}", section.title));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// `reference` for text output: as it is, or as a JSON string when it holds
+/// white space, a comma or a double quote (so a line still splits into its
+/// fields, and the reference can be pasted back).
+pub(crate) fn quote_reference(reference: &str) -> Cow<'_, str> {
+    if reference.contains(|c: char| c.is_whitespace() || c == ',' || c == '"') {
+        Cow::Owned(serde_json::to_string(reference).unwrap_or_else(|_| reference.to_owned()))
+    } else {
+        Cow::Borrowed(reference)
+    }
+}
+
+fn file_title(doc: &Value) -> Option<String> {
+    doc.get("title")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+}
+
+fn links(doc: &Value) -> Vec<String> {
+    doc.get("official_doc_urls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_with_spaces_or_commas_are_quoted() {
+        let cases = [
+            ("a/b.json#c", "a/b.json#c"),
+            ("a b.json#c", "\"a b.json#c\""),
+            ("a.json#x,y", "\"a.json#x,y\""),
+            ("a.json#\"q\"", "\"a.json#\\\"q\\\"\""),
+            ("a.json#tab\there", "\"a.json#tab\\there\""),
+            ("日本語.json#節", "日本語.json#節"),
+        ];
+        for (reference, want) in cases {
+            assert_eq!(quote_reference(reference), want, "{reference:?}");
+        }
+    }
+}
