@@ -274,9 +274,17 @@ impl<'a> Searcher<'a> {
         }
         for (i, hit) in hits.iter().enumerate() {
             let share = hit.score / best;
-            rows.entry(hit.row)
-                .and_modify(|(_, _, body)| *body = share)
-                .or_insert((Source::Body(i), 0.0, share));
+            // Keywords: a row the index pass did not find joins only for words
+            // of its own, not for its file's.
+            let own = alpha < 1.0 || hit.matched.iter().any(|m| m.2 != "file");
+            let entry = rows.entry(hit.row);
+            match entry {
+                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().2 = share,
+                std::collections::hash_map::Entry::Vacant(e) if own => {
+                    e.insert((Source::Body(i), 0.0, share));
+                }
+                std::collections::hash_map::Entry::Vacant(_) => {}
+            }
         }
         let mut ranked: Vec<(usize, Source, f64, f64)> = rows
             .into_iter()
