@@ -321,7 +321,7 @@ mod tests {
         let mut t = server();
         let response = answer(
             &mut t,
-            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"question":"x"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"question":"索引"}}}"#,
         )
         .unwrap_or_default();
         assert_eq!(response["result"]["isError"], true, "{response}");
