@@ -12,7 +12,7 @@
 //! four methods (`initialize`, `ping`, `tools/list`, `tools/call`) over one
 //! synchronous pipe, and kbidx's [`Searcher`](crate::search::Searcher) is
 //! single-threaded by design. A blocking loop over stdin with `serde_json`
-//! (already a dependency) is about two hundred lines, adds no dependency and
+//! (already a dependency) is a few hundred lines, adds no dependency and
 //! no release build time, and is checked end to end against the official
 //! TypeScript SDK client (`scripts/mcp-client/check.mjs`).
 //!
