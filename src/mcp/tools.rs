@@ -46,6 +46,13 @@ pub(crate) fn chars_for_tokens(tokens: usize) -> usize {
 }
 
 /// The tool descriptions `tools/list` returns.
+///
+/// `search` declares no `outputSchema`: its document has fields that come and
+/// go with the options and stages (`content`, `truncated`, `excerpt`,
+/// `search_mode`, `matched[].partial` and `stage`), a schema written by hand
+/// next to [`Report`](crate::output::Report) would drift from it, and a client
+/// that validates would then reject good results. `read`'s three fields are
+/// stable, so it has one.
 pub(super) fn list() -> Value {
     let keywords = |level: &str| {
         json!({
@@ -320,7 +327,10 @@ impl Tools {
     }
 
     /// The `search` tool: the text rendering (with content, when attached)
-    /// and the JSON document.
+    /// and the JSON document. The text is what most clients put in front of
+    /// the model: the sections' markdown reads as itself there, where in the
+    /// JSON every newline and quote of it is escaped; programs take the
+    /// `structuredContent`.
     fn search(
         &mut self,
         arguments: &Map<String, Value>,
