@@ -327,9 +327,9 @@ impl Tools {
     }
 
     /// The `search` tool: the text rendering (with content, when attached)
-    /// and the JSON document. The text is what most clients put in front of
-    /// the model: the sections' markdown reads as itself there, where in the
-    /// JSON every newline and quote of it is escaped; programs take the
+    /// and the JSON document. The text item is meant for the model: the
+    /// sections' markdown reads as itself there, where in the JSON every
+    /// newline and quote of it is escaped; programs take the
     /// `structuredContent`.
     fn search(
         &mut self,
