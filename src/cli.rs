@@ -59,6 +59,23 @@ pub(crate) enum Command {
     Read(ReadArgs),
     /// Measure ranking accuracy on a JSON Lines query set (Recall@k, MRR, nDCG@10).
     Eval(EvalArgs),
+    /// Serve the `search` and `read` tools over stdio (Model Context Protocol, JSON-RPC 2.0).
+    Mcp(McpArgs),
+}
+
+/// `kbidx mcp` flags: where the index and the knowledge are, as for `search`
+/// (everything else comes from `kbidx.toml`; each tool call gives its own query options).
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Index file (default from kbidx.toml, else `index/index.toon`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) index: Option<PathBuf>,
+    /// Knowledge directory, for content, `read` and the body stage (default from kbidx.toml, else `knowledge`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) knowledge: Option<PathBuf>,
+    /// Do not use or write the search cache (the index's word and body index, see README).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
 }
 
 /// `kbidx eval` flags.
@@ -107,7 +124,7 @@ pub(crate) struct EvalArgs {
 }
 
 /// Two-pass file → section search flags, shared by `search` and `eval`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub(crate) struct HierarchyArgs {
     /// Two-pass file → section search on (default from kbidx.toml `hierarchy`).
     #[arg(long, overrides_with = "no_hierarchy")]
@@ -122,7 +139,7 @@ pub(crate) struct HierarchyArgs {
 
 impl HierarchyArgs {
     /// The two-pass settings: these flags over `kbidx.toml` (`None`: off).
-    fn resolve(&self, config: &Config) -> Result<Option<Hierarchy>> {
+    pub(crate) fn resolve(&self, config: &Config) -> Result<Option<Hierarchy>> {
         let alpha = self.hierarchy_alpha.unwrap_or(config.hierarchy_alpha);
         if !(0.0..=1.0).contains(&alpha) {
             return Err(Error::Usage(format!(
@@ -142,7 +159,7 @@ impl HierarchyArgs {
 }
 
 /// Body-stage flags, shared by `search` and `eval`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub(crate) struct BodyArgs {
     /// Rank on titles, hints and terms only: no body stage (then the full-text fallback runs
     /// when the index pass is unsure, as before).
@@ -152,13 +169,13 @@ pub(crate) struct BodyArgs {
 
 impl BodyArgs {
     /// The body stage's settings: these flags over `kbidx.toml` (`None`: off).
-    fn resolve(&self, config: &Config) -> Option<search::Body> {
+    pub(crate) fn resolve(&self, config: &Config) -> Option<search::Body> {
         (config.body && !self.no_body).then(search::Body::default)
     }
 }
 
 /// Full-text fallback flags, shared by `search` and `eval`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub(crate) struct FallbackArgs {
     /// Never score section text when the index pass is unsure (default scoring only).
     #[arg(long)]
@@ -171,7 +188,7 @@ pub(crate) struct FallbackArgs {
 
 impl FallbackArgs {
     /// The fallback settings: these flags over `kbidx.toml`.
-    fn resolve(&self, config: &Config) -> fallback::Settings {
+    pub(crate) fn resolve(&self, config: &Config) -> fallback::Settings {
         fallback::Settings {
             enabled: config.fallback.enabled && !self.no_fallback,
             min: self.fallback_min.unwrap_or(config.fallback.min),
@@ -332,7 +349,10 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             };
             std::thread::scope(|scope| {
                 let prepare = file.as_ref().map(|file| {
-                    scope.spawn(|| prepare_index(&index, file.bytes(), cache.as_ref()))
+                    scope.spawn(|| {
+                        let text = Cow::Borrowed(index_text(&index, file.bytes())?);
+                        prepare_index(&index, text, cache.as_ref())
+                    })
                 });
                 let options = SearchOptions::resolve(&config, args)?;
                 if let Some(e) = open_error {
@@ -358,6 +378,10 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             })
         }
         Command::Eval(args) => run_eval(&config, args, out),
+        Command::Mcp(args) => {
+            let input = std::io::stdin().lock();
+            crate::mcp::serve(&config, args, input, out, err)
+        }
         Command::Read(args) => run_read(&config, args, out),
     }
 }
@@ -520,11 +544,14 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
     Ok(0)
 }
 
-/// Checks the index text `bytes` (the file `path`) and prepares it for
+/// Checks the index text `text` (of the file `path`) and prepares it for
 /// searching: from its search-cache entry when `cache` is on (see `cache`),
 /// else by checking every row.
-fn prepare_index<'a>(path: &Path, bytes: &'a [u8], cache: Option<&Cache>) -> Result<Matcher<'a>> {
-    let text = Cow::Borrowed(index_text(path, bytes)?);
+pub(crate) fn prepare_index<'a>(
+    path: &Path,
+    text: Cow<'a, str>,
+    cache: Option<&Cache>,
+) -> Result<Matcher<'a>> {
     match cache {
         Some(cache) => Ok(cache.matcher(path, text)?.0),
         None => Matcher::from_text(path, text),
@@ -535,6 +562,14 @@ fn prepare_index<'a>(path: &Path, bytes: &'a [u8], cache: Option<&Cache>) -> Res
 const SUGGESTIONS: usize = 15;
 
 fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Write) -> Result<u8> {
+    let report = search_report(options, searcher)?;
+    report.render(options.format, options.explain, out)?;
+    Ok(if report.results.is_empty() { 1 } else { 0 })
+}
+
+/// Runs `options`' query on `searcher` and builds the result document (with
+/// content when asked): what `kbidx search` prints and the MCP `search` tool returns.
+pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) -> Result<Report> {
     let ranking = searcher.search(
         &options.query,
         options.scoring,
@@ -550,8 +585,7 @@ fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Wr
         let mut library = Library::new(&options.knowledge);
         report.attach_content(|r| library.section(r), options.budget)?;
     }
-    report.render(options.format, options.explain, out)?;
-    Ok(if report.results.is_empty() { 1 } else { 0 })
+    Ok(report)
 }
 
 fn run_build(

@@ -4,7 +4,8 @@
 //! files, the section text in them), `build` (knowledge files → index),
 //! `index` (the index model, its TOON text and file), `text` (normalise and tokenise, shared
 //! by build and search), `search` (query → ranked rows), `output` (the report
-//! a search prints) and `eval` (accuracy over query sets); `cli` turns the
+//! a search prints), `eval` (accuracy over query sets) and `mcp` (the search
+//! and read tools over the Model Context Protocol); `cli` turns the
 //! command line into typed options and calls them.
 pub mod build;
 pub mod cli;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod eval;
 pub mod index;
 pub mod knowledge;
+pub(crate) mod mcp;
 pub(crate) mod output;
 pub mod search;
 pub mod text;

@@ -171,6 +171,19 @@ impl<'a> Searcher<'a> {
             && self.knowledge.as_ref().is_some_and(|k| k.is_dir())
     }
 
+    /// Loads the body index now, when the body stage can run, instead of
+    /// during the first search: a long-lived searcher (`kbidx mcp`) pays for
+    /// it when it starts, not in its first answer.
+    pub(crate) fn load_body_index(&self) {
+        if self.body_possible(Scoring::Default) && self.body_index.get().is_none() {
+            let loaded = self
+                .knowledge
+                .as_deref()
+                .map(|k| load_body(&self.matcher, self.cache.as_ref(), k));
+            let _ = self.body_index.set(loaded);
+        }
+    }
+
     /// Ranks the index for `query`: at most `top` rows, index hits scoring
     /// below `min_score` dropped.
     pub fn search(

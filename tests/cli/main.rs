@@ -9,7 +9,7 @@
 //!   paths only): `build`, `search`, `read`, `eval` and `usage` snapshot transcripts
 //!   (`snapshots/cli__<module>__<name>.snap`: the command line, exit code, stdout and stderr);
 //!   `reliability` checks the exit code and exact message of each bad input in
-//!   `docs/reliability.md`'s catalogue;
+//!   `docs/reliability.md`'s catalogue; `mcp` talks JSON-RPC to `kbidx mcp` over its pipes;
 //! * through the library: `accuracy` (ranking floors and report on kbidx's own knowledge),
 //!   `splits` (the dev/test question sets: the shipped ranking and BM25, floors and reports;
 //!   the nabledge ones `#[ignore]`d),
@@ -31,6 +31,7 @@ mod accuracy;
 mod build;
 mod eval;
 mod index_fresh;
+mod mcp;
 mod properties;
 mod read;
 mod reliability;

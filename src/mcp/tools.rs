@@ -1,0 +1,603 @@
+//! The MCP tools `search` and `read`: their schemas, their arguments, and the
+//! index they share.
+//!
+//! The index (its word index from the search cache) and the body index are
+//! loaded when the server starts, the dictionary on its first use at start,
+//! and every call reuses them. Before each call the index file is looked at
+//! (one `stat`): when its size, modification time or inode changed (a
+//! `kbidx build` renames a new file over it), it is loaded again, so a
+//! long-running server never answers from an index that was rebuilt under
+//! it. The knowledge files are read per call, as by `kbidx search` and
+//! `kbidx read`, except for the body index, which is as of the last load (a
+//! content edit that changes the index through its `terms` reloads it too).
+//!
+//! A search runs through [`cli::search_report`], the code `kbidx search` runs,
+//! and returns the document `kbidx search --format json` prints.
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+use serde_json::{Map, Value, json};
+
+use super::INVALID_PARAMS;
+use crate::cli::{self, BodyArgs, FallbackArgs, HierarchyArgs, McpArgs, SearchOptions};
+use crate::config::Config;
+use crate::error::{Error, Result, display};
+use crate::index::file::IndexFile;
+use crate::knowledge::content::Library;
+use crate::output::Format;
+use crate::output::budget::Budget;
+use crate::search::cache::Cache;
+use crate::search::query::LevelledKeywords;
+use crate::search::{self, Query, Scoring, Searcher};
+
+/// Results per search unless the call says otherwise (as `kbidx search --top`).
+const DEFAULT_TOP: usize = 30;
+
+/// The tool descriptions `tools/list` returns.
+///
+/// `search` declares no `outputSchema`: its document has fields that come and
+/// go with the options and stages (`content`, `truncated`, `excerpt`,
+/// `search_mode`, `matched[].partial` and `stage`), a schema written by hand
+/// next to [`Report`](crate::output::Report) would drift from it, and a client
+/// that validates would then reject good results. `read`'s three fields are
+/// stable, so it has one.
+pub(super) fn list() -> Value {
+    let keywords = |level: &str| {
+        json!({
+            "type": "array",
+            "items": { "type": "string" },
+            "description": format!("{level} keywords (also accepted: one comma-separated string)."),
+        })
+    };
+    let read_only = json!({
+        "readOnlyHint": true,
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false,
+    });
+    json!([
+        {
+            "name": "search",
+            "title": "Search the knowledge base",
+            "description": "Ranks the knowledge base's sections for a plain question (Japanese or \
+    English) or for levelled keywords; give `question`, or `l1`/`l2`/`l3` keywords, or both. Returns \
+    the ranked references (file.json#section) with titles and scores; with `with_content` (or a \
+    `max_tokens`/`max_chars` budget, which implies it) also the sections' text, best first, cut to \
+    the budget. The structured result is the document of `kbidx search --format json`.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "question": {
+                        "type": "string",
+                        "description": "A plain question, Japanese or English; keywords are extracted from it.",
+                    },
+                    "l1": keywords("Domain"),
+                    "l2": keywords("Component"),
+                    "l3": keywords("Function"),
+                    "top": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "default": DEFAULT_TOP,
+                        "description": "How many results at most.",
+                    },
+                    "max_tokens": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "Budget for all attached section text, in tokens (estimated); implies with_content.",
+                    },
+                    "max_chars": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "Budget for all attached section text, in characters; implies with_content. With max_tokens too, both apply.",
+                    },
+                    "max_tokens_per_result": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Cap on each result's attached text, in tokens (estimated), so that many results fit the budget; implies with_content.",
+                    },
+                    "with_content": {
+                        "type": "boolean",
+                        "default": false,
+                        "description": "Attach each result's section text.",
+                    },
+                },
+                "additionalProperties": false,
+            },
+            "annotations": read_only,
+        },
+        {
+            "name": "read",
+            "title": "Read one section",
+            "description": "Returns the full text of one section of the knowledge base, by its \
+    reference as `search` returns it (`path/to/file.json#section`).",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "reference": {
+                        "type": "string",
+                        "description": "The section's reference, `path/to/file.json#section`.",
+                    },
+                },
+                "required": ["reference"],
+                "additionalProperties": false,
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "reference": { "type": "string" },
+                    "title": {
+                        "type": "string",
+                        "description": "The section's title in the index (absent when the index does not list it).",
+                    },
+                    "content": { "type": "string" },
+                },
+                "required": ["reference", "content"],
+            },
+            "annotations": read_only,
+        },
+    ])
+}
+
+/// The server's state: where the index and knowledge are, and the loaded index.
+pub(super) struct Tools {
+    index: PathBuf,
+    knowledge: PathBuf,
+    settings: search::Settings,
+    cache: Option<Cache>,
+    loaded: Option<Loaded>,
+}
+
+/// An index loaded for searching, and the file state it was loaded from.
+struct Loaded {
+    stamp: Option<Stamp>,
+    searcher: Searcher<'static>,
+}
+
+/// What tells a rewritten index file from the one loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Self> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Self {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode,
+        })
+    }
+}
+
+impl Tools {
+    /// The tools for `kbidx mcp` with `args` over `config` (nothing is loaded yet).
+    pub(super) fn new(config: &Config, args: McpArgs) -> Result<Self> {
+        Ok(Self {
+            index: args.index.unwrap_or_else(|| config.index.clone()),
+            knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
+            settings: search::Settings {
+                hierarchy: HierarchyArgs::default().resolve(config)?,
+                fallback: FallbackArgs::default().resolve(config),
+                body: BodyArgs::default().resolve(config),
+            },
+            cache: (config.cache && !args.no_cache)
+                .then(Cache::from_env)
+                .flatten(),
+            loaded: None,
+        })
+    }
+
+    /// Loads the dictionary, the index and its body index now, so that the
+    /// first call is answered as fast as the others. A failure is logged, not
+    /// fatal: each `search` reports it until the index can be read.
+    pub(super) fn load(&mut self, log: &mut dyn Write) {
+        let started = Instant::now();
+        // The dictionary is loaded on first use; a failure shows in the first call.
+        let _ = crate::text::tokenize::tokenize("索引");
+        let (index, knowledge) = (display(&self.index), display(&self.knowledge));
+        match self.searcher(log) {
+            Ok(searcher) => {
+                let _ = writeln!(
+                    log,
+                    "kbidx mcp: {index} ({} sections) and knowledge {knowledge} ready in {:.1} ms",
+                    searcher.matcher().len(),
+                    ms(started)
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    log,
+                    "kbidx mcp: {e} (search reports this until it is fixed)"
+                );
+            }
+        }
+    }
+
+    /// The searcher over the index as it is on disk now (loaded again if the file changed).
+    fn searcher(&mut self, log: &mut dyn Write) -> Result<&Searcher<'static>> {
+        let stamp = Stamp::of(&self.index);
+        let fresh = self
+            .loaded
+            .as_ref()
+            .is_some_and(|l| stamp.is_some() && l.stamp == stamp);
+        if !fresh {
+            if self.loaded.take().is_some() {
+                let _ = writeln!(
+                    log,
+                    "kbidx mcp: {} changed on disk, loading it again",
+                    display(&self.index)
+                );
+            }
+            let searcher = self.open()?;
+            searcher.load_body_index();
+            self.loaded = Some(Loaded { stamp, searcher });
+        }
+        match &self.loaded {
+            Some(loaded) => Ok(&loaded.searcher),
+            None => Err(Error::data(&self.index, "cannot load index")),
+        }
+    }
+
+    /// Reads, checks and prepares the index (from the search cache when it has it).
+    fn open(&self) -> Result<Searcher<'static>> {
+        let file = IndexFile::open(&self.index)?;
+        // Owned: the searcher outlives this call; the mapping is dropped here.
+        let text = cli::index_text(&self.index, file.bytes())?.to_owned();
+        let matcher = cli::prepare_index(&self.index, Cow::Owned(text), self.cache.as_ref())?;
+        Ok(
+            Searcher::new(matcher, self.settings, Some(self.knowledge.clone()))
+                .with_cache(self.cache.clone()),
+        )
+    }
+
+    /// `tools/call`: runs the tool, with errors in the arguments or the
+    /// knowledge base as a tool result with `isError` (a panic too, as a last
+    /// resort: the server answers the next call with the index loaded again).
+    pub(super) fn call(
+        &mut self,
+        params: &Map<String, Value>,
+        log: &mut dyn Write,
+    ) -> std::result::Result<Value, (i64, String)> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err((
+                INVALID_PARAMS,
+                "tools/call: \"name\" must be a string".into(),
+            ));
+        };
+        let empty = Map::new();
+        let arguments = match params.get("arguments") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(arguments)) => arguments,
+            Some(_) => {
+                return Err((
+                    INVALID_PARAMS,
+                    "tools/call: \"arguments\" must be an object".into(),
+                ));
+            }
+        };
+        let started = Instant::now();
+        let run = std::panic::AssertUnwindSafe(|| match name {
+            "search" => Some(self.search(arguments, log)),
+            "read" => Some(self.read(arguments, log)),
+            _ => None,
+        });
+        let outcome = match std::panic::catch_unwind(run) {
+            Ok(Some(outcome)) => outcome,
+            Ok(None) => {
+                return Err((
+                    INVALID_PARAMS,
+                    format!("unknown tool {name:?} (kbidx has search and read)"),
+                ));
+            }
+            Err(_) => {
+                self.loaded = None;
+                Err(Error::Usage(format!(
+                    "internal error in {name}; please report it (the server goes on)"
+                )))
+            }
+        };
+        let _ = match &outcome {
+            Ok(_) => writeln!(log, "kbidx mcp: {name} in {:.2} ms", ms(started)),
+            Err(e) => writeln!(log, "kbidx mcp: {name} failed: {e}"),
+        };
+        Ok(match outcome {
+            Ok((text, structured)) => json!({
+                "content": [{ "type": "text", "text": text }],
+                "structuredContent": structured,
+            }),
+            Err(e) => json!({
+                "content": [{ "type": "text", "text": e.to_string() }],
+                "isError": true,
+            }),
+        })
+    }
+
+    /// The `search` tool: the text rendering (with content, when attached)
+    /// and the JSON document. The text item is meant for the model: the
+    /// sections' markdown reads as itself there, where in the JSON every
+    /// newline and quote of it is escaped; programs take the
+    /// `structuredContent`.
+    fn search(
+        &mut self,
+        arguments: &Map<String, Value>,
+        log: &mut dyn Write,
+    ) -> Result<(String, Value)> {
+        let request = SearchRequest::parse(arguments)?;
+        let query = request.query()?;
+        let options = SearchOptions {
+            query,
+            knowledge: self.knowledge.clone(),
+            scoring: Scoring::Default,
+            format: Format::Json,
+            top: request.top,
+            min_score: None,
+            explain: false,
+            with_content: request.with_content || request.budget.is_set(),
+            budget: request.budget,
+            hierarchy: self.settings.hierarchy,
+            fallback: self.settings.fallback,
+            body: self.settings.body,
+        };
+        let searcher = self.searcher(log)?;
+        let report = cli::search_report(&options, searcher)?;
+        let mut text = Vec::new();
+        report.render(Format::Text, false, &mut text)?;
+        let structured = serde_json::to_value(&report)
+            .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
+        Ok((String::from_utf8_lossy(&text).into_owned(), structured))
+    }
+
+    /// The `read` tool: the section's text, and `{reference, title, content}`.
+    fn read(
+        &mut self,
+        arguments: &Map<String, Value>,
+        log: &mut dyn Write,
+    ) -> Result<(String, Value)> {
+        check_names(arguments, "read", &["reference"])?;
+        let reference = match arguments.get("reference") {
+            Some(Value::String(r)) if !r.trim().is_empty() => r.trim(),
+            Some(Value::String(_)) | None | Some(Value::Null) => {
+                return Err(Error::Usage(
+                    "read needs `reference`: a section's reference as search returns it, \
+                     `path/to/file.json#section`"
+                        .into(),
+                ));
+            }
+            Some(other) => return Err(wrong_type("reference", "a string", other)),
+        };
+        let content = Library::new(&self.knowledge).section(reference)?;
+        // The title from the index, when it can be read and lists the section.
+        let title = self.searcher(log).ok().and_then(|searcher| {
+            let matcher = searcher.matcher();
+            (0..matcher.len())
+                .map(|row| matcher.entry(row))
+                .find(|entry| entry.reference == reference)
+                .map(|entry| entry.title.into_owned())
+                .filter(|title| !title.is_empty())
+        });
+        let mut structured = json!({ "reference": reference });
+        if let Some(title) = title {
+            structured["title"] = Value::String(title);
+        }
+        structured["content"] = Value::String(content.clone());
+        Ok((content, structured))
+    }
+}
+
+/// The `search` tool's arguments, checked.
+#[derive(Debug, Default)]
+struct SearchRequest {
+    question: Option<String>,
+    levels: LevelledKeywords,
+    top: usize,
+    with_content: bool,
+    /// The content budget (`max_chars`, `max_tokens`, `max_tokens_per_result`).
+    budget: Budget,
+}
+
+impl SearchRequest {
+    /// Checks `arguments` against the `search` input schema, with messages
+    /// that name the argument (`null` counts as absent).
+    fn parse(arguments: &Map<String, Value>) -> Result<Self> {
+        const NAMES: [&str; 9] = [
+            "question",
+            "l1",
+            "l2",
+            "l3",
+            "top",
+            "max_tokens",
+            "max_chars",
+            "max_tokens_per_result",
+            "with_content",
+        ];
+        check_names(arguments, "search", &NAMES)?;
+        let get = |name: &str| arguments.get(name).filter(|v| !v.is_null());
+        let question = match get("question") {
+            None => None,
+            Some(Value::String(q)) => Some(q.clone()),
+            Some(other) => return Err(wrong_type("question", "a string", other)),
+        };
+        let keywords = |name: &str| -> Result<Vec<String>> {
+            match get(name) {
+                None => Ok(Vec::new()),
+                // As on the command line: `--l3 a,b`.
+                Some(Value::String(list)) => Ok(list.split(',').map(str::to_owned).collect()),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(s) => Ok(s.clone()),
+                        other => Err(wrong_type(name, "an array of strings", other)),
+                    })
+                    .collect(),
+                Some(other) => Err(wrong_type(name, "an array of strings", other)),
+            }
+        };
+        let count = |name: &str| -> Result<Option<usize>> {
+            match get(name) {
+                None => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .map(|n| Some(usize::try_from(n).unwrap_or(usize::MAX)))
+                    .ok_or_else(|| wrong_type(name, "a non-negative integer", v)),
+            }
+        };
+        let top = count("top")?.unwrap_or(DEFAULT_TOP);
+        if top == 0 {
+            return Err(Error::Usage("`top` must be at least 1".into()));
+        }
+        let with_content = match get("with_content") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(wrong_type("with_content", "true or false", other)),
+        };
+        let max_tokens_per_result = count("max_tokens_per_result")?;
+        if max_tokens_per_result == Some(0) {
+            return Err(Error::Usage("`max_tokens_per_result` must be at least 1".into()));
+        }
+        let budget = Budget {
+            max_chars: count("max_chars")?,
+            max_tokens: count("max_tokens")?,
+            max_tokens_per_result,
+            ..Budget::default()
+        };
+        Ok(Self {
+            question,
+            levels: LevelledKeywords {
+                l1: keywords("l1")?,
+                l2: keywords("l2")?,
+                l3: keywords("l3")?,
+            },
+            top,
+            with_content,
+            budget,
+        })
+    }
+
+    /// The query, as `kbidx search` builds it from the same question and keywords.
+    fn query(&self) -> Result<Query> {
+        let mut query = Query::from_levels(&self.levels);
+        if let Some(question) = self.question.as_deref().filter(|q| !q.trim().is_empty()) {
+            query.add_question(question)?;
+        }
+        if query.is_empty() {
+            return Err(Error::Usage(
+                "nothing to search for: give `question` (a plain question) or `l1`/`l2`/`l3` \
+                 keywords (arrays of strings)"
+                    .into(),
+            ));
+        }
+        Ok(query)
+    }
+}
+
+/// Refuses arguments the tool `tool` does not take (`names`).
+fn check_names(arguments: &Map<String, Value>, tool: &str, names: &[&str]) -> Result<()> {
+    match arguments.keys().find(|k| !names.contains(&k.as_str())) {
+        Some(unknown) => Err(Error::Usage(format!(
+            "{tool}: unknown argument {unknown:?} (it takes {})",
+            names.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// An argument of the wrong JSON type.
+fn wrong_type(name: &str, expected: &str, value: &Value) -> Error {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() && n.as_i64().is_some_and(|n| n < 0) => "a negative number",
+        Value::Number(n) if n.is_f64() => "a fractional number",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    Error::Usage(format!("`{name}` must be {expected}, not {kind}"))
+}
+
+/// Milliseconds since `started`.
+fn ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(arguments: Value) -> Result<SearchRequest> {
+        match arguments {
+            Value::Object(map) => SearchRequest::parse(&map),
+            _ => SearchRequest::parse(&Map::new()),
+        }
+    }
+
+    fn message(arguments: Value) -> String {
+        match parse(arguments).and_then(|r| r.query().map(|_| r)) {
+            Ok(r) => format!("accepted: {r:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn search_arguments_are_checked_with_readable_messages() {
+        assert_eq!(
+            message(json!({})),
+            "nothing to search for: give `question` (a plain question) or `l1`/`l2`/`l3` keywords (arrays of strings)"
+        );
+        assert_eq!(message(json!({"question": "  "})), message(json!({})));
+        assert_eq!(
+            message(json!({"question": "x", "top": 0})),
+            "`top` must be at least 1"
+        );
+        assert_eq!(
+            message(json!({"question": "x", "top": -3})),
+            "`top` must be a non-negative integer, not a negative number"
+        );
+        assert_eq!(
+            message(json!({"question": "x", "top": 2.5})),
+            "`top` must be a non-negative integer, not a fractional number"
+        );
+        assert_eq!(
+            message(json!({"l3": [1]})),
+            "`l3` must be an array of strings, not a number"
+        );
+        assert_eq!(
+            message(json!({"question": 5})),
+            "`question` must be a string, not a number"
+        );
+        assert_eq!(
+            message(json!({"q": "x"})),
+            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content)"
+        );
+    }
+
+    #[test]
+    fn search_arguments_have_cli_defaults_and_budgets() -> Result<()> {
+        let r = parse(json!({"l3": "a, b", "l2": ["c"], "question": null}))?;
+        assert_eq!(r.levels.l3, ["a", " b"]);
+        assert_eq!(r.levels.l2, ["c"]);
+        assert_eq!(
+            (r.top, r.with_content, r.budget.is_set()),
+            (DEFAULT_TOP, false, false)
+        );
+        let r = parse(json!({"question": "x", "max_tokens": 100}))?;
+        assert_eq!(r.budget.max_tokens, Some(100));
+        let r = parse(json!({"question": "x", "max_tokens": 100, "max_chars": 50, "top": 3}))?;
+        assert_eq!(
+            (r.budget.max_chars, r.budget.max_tokens, r.top),
+            (Some(50), Some(100), 3)
+        );
+        Ok(())
+    }
+}
