@@ -522,6 +522,13 @@ impl Report {
                 .collect();
             s.push_str(&format!("suggest: {}\n", words.join(", ")));
         }
+        if !self.results.is_empty() {
+            s.push_str(&format!(
+                "confidence: {} (the top {CONFIDENCE_TOP} match {:.0}% of the query's words)\n",
+                self.confidence.level,
+                self.confidence.coverage * 100.0
+            ));
+        }
         if explain {
             s.push_str(&format!(
                 "full-text fallback: {}{}\n",
