@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Warm `kbidx search` latency over every question of a corpus's eval sets.
 
-    scripts/bench-questions.py [--kbidx target/release/kbidx] [--corpus fulltext] [--runs 5]
+    scripts/bench-questions.py [--kbidx target/release/kbidx] [--baseline OTHER_KBIDX]
+                               [--corpus fulltext] [--runs 5]
 
 Builds the corpus's index into a temporary directory, warms the search cache with one search,
 then times each question (`kbidx search --index … --knowledge … --format json QUESTION`,
 process start and output included) `--runs` times and keeps its median. Prints the median and
 95th percentile over the questions' medians, with the body stage on (the default) and with
-`--no-body`, measured in the same run, in alternation. Questions: `../shared/eval/<corpus>.jsonl`
+`--no-body` (and with `--baseline`, another kbidx binary with its own search cache, e.g. the
+previous commit's build), measured in the same run, in alternation. Questions: `../shared/eval/<corpus>.jsonl`
 and `tests/fixtures/eval/*/<corpus>.jsonl`.
 """
 import argparse
@@ -26,6 +28,7 @@ def main():
     ap.add_argument("--corpus", default="fulltext")
     ap.add_argument("--shared", default="../shared")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--baseline", help="another kbidx binary to time in the same run")
     args = ap.parse_args()
     kbidx = os.path.abspath(args.kbidx)
     corpus = os.path.abspath(os.path.join(args.shared, "corpora", f"nabledge-6-{args.corpus}"))
@@ -36,17 +39,24 @@ def main():
         env = dict(os.environ, KBIDX_CACHE_DIR=os.path.join(tmp, "cache"))
         index = os.path.join(tmp, "index.toon")
         subprocess.run([kbidx, "build", "-q", "--knowledge", corpus, "--out", index], check=True, env=env, cwd=tmp)
-        base = [kbidx, "search", "--index", index, "--knowledge", corpus, "--format", "json"]
-        variants = {"body stage": [], "--no-body": ["--no-body"]}
-        for extra in variants.values():  # warm the cache (word and body entries)
-            subprocess.run(base + extra + [questions[0]], stdout=subprocess.DEVNULL, env=env, cwd=tmp)
+        search = ["search", "--index", index, "--knowledge", corpus, "--format", "json"]
+        # name -> (command, environment); each binary keeps its own search cache.
+        variants = {
+            "body stage": ([kbidx] + search, env),
+            "--no-body": ([kbidx] + search + ["--no-body"], env),
+        }
+        if args.baseline:
+            baseline_env = dict(env, KBIDX_CACHE_DIR=os.path.join(tmp, "cache-baseline"))
+            variants["baseline"] = ([os.path.abspath(args.baseline)] + search, baseline_env)
+        for command, env_ in variants.values():  # warm the cache (word and body entries)
+            subprocess.run(command + [questions[0]], stdout=subprocess.DEVNULL, env=env_, cwd=tmp)
         medians = {name: [] for name in variants}
         for q in questions:
             times = {name: [] for name in variants}
             for _ in range(args.runs):
-                for name, extra in variants.items():
+                for name, (command, env_) in variants.items():
                     t = time.perf_counter()
-                    subprocess.run(base + extra + [q], stdout=subprocess.DEVNULL, env=env, cwd=tmp)
+                    subprocess.run(command + [q], stdout=subprocess.DEVNULL, env=env_, cwd=tmp)
                     times[name].append(time.perf_counter() - t)
             for name in variants:
                 medians[name].append(statistics.median(times[name]))

@@ -81,8 +81,8 @@ pub(crate) struct BudgetRow {
 /// keywords aside: they are context) that the top [`CONFIDENCE_TOP`]
 /// results match in their own fields (title, hints, terms, path or text; a
 /// match only elsewhere in the file does not count); `level` is `low`
-/// below 0.5 coverage or without results, `high` from 0.8 coverage when the
-/// best result's normalised score is at least 0.5, else `medium`.
+/// below 0.5 coverage or without results, `high` from 0.8 coverage, else
+/// `medium`.
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct Confidence {
     /// `high`, `medium` or `low`.
@@ -122,10 +122,9 @@ impl Confidence {
             .filter(|w| matched.iter().any(|m| m == *w || w.contains(m.as_str())))
             .count();
         let coverage = covered as f64 / words.len() as f64;
-        let best = top[0].normalized_score;
         let level = if coverage < 0.5 {
             "low"
-        } else if coverage >= 0.8 && best >= 0.5 {
+        } else if coverage >= 0.8 {
             "high"
         } else {
             "medium"

@@ -24,6 +24,8 @@ const TOP: usize = 10;
 const COMMON: f64 = 0.05;
 /// ... but in a small index a word may be in this many rows.
 const MIN_COMMON: f64 = 5.0;
+/// Rows of the index a suggested word must be in at least.
+const MIN_ROWS: usize = 3;
 
 /// One suggested word.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -86,6 +88,7 @@ pub(crate) fn suggest(
     }
     let asked_words: Vec<String> = terms(&asked).unwrap_or_default();
     let mut candidates: HashMap<String, Candidate> = HashMap::new();
+    let mut titles: HashMap<String, Vec<String>> = HashMap::new();
     for (i, &row) in top.iter().enumerate() {
         let entry = matcher.entry(row);
         let (file_title, section_title) = match entry.title.split_once(" / ") {
@@ -94,7 +97,11 @@ pub(crate) fn suggest(
         };
         let mut words: Vec<(String, bool)> = Vec::new();
         for (title, topic) in [(file_title, true), (section_title, false)] {
-            words.extend(title_words(title).into_iter().map(|w| (w, topic)));
+            // Top results often share a file title: tokenise each title once.
+            let list = titles
+                .entry(title.to_owned())
+                .or_insert_with(|| title_words(title));
+            words.extend(list.iter().map(|w| (w.clone(), topic)));
         }
         for w in entry
             .hints
@@ -128,21 +135,33 @@ pub(crate) fn suggest(
         .into_iter()
         .filter(|(norm, c)| c.rows >= min_rows && !asked.contains(norm.as_str()))
         .filter_map(|(norm, c)| {
-            let parts = terms(&norm).unwrap_or_default();
-            // Nothing left after tokenising (a stop word), or every part asked already.
-            if parts.is_empty() || parts.iter().all(|p| asked_words.contains(p)) {
-                return None;
-            }
-            // A word of several parts is at most as common as its rarest part.
-            let df = body.map_or(1, |b| {
-                parts
-                    .iter()
-                    .map(|p| b.document_frequency(p))
-                    .min()
-                    .unwrap_or(1)
-            });
-            // Common words (in more than 5% of the rows) discriminate nothing.
-            if body.is_some() && df as f64 > (n * COMMON).max(MIN_COMMON) {
+            // A word the body index holds whole needs no tokenising (the
+            // tokenizer is what costs here); a compound is at most as common
+            // as its rarest part.
+            let whole = body.map_or(0, |b| b.document_frequency(&norm));
+            let df = if whole > 0 {
+                if asked_words.contains(&norm) {
+                    return None;
+                }
+                whole
+            } else {
+                let parts = terms(&norm).unwrap_or_default();
+                // Nothing left after tokenising, or every part asked already.
+                if parts.is_empty() || parts.iter().all(|p| asked_words.contains(p)) {
+                    return None;
+                }
+                body.map_or(1, |b| {
+                    parts
+                        .iter()
+                        .map(|p| b.document_frequency(p))
+                        .min()
+                        .unwrap_or(1)
+                })
+            };
+            // Common words (in more than 5% of the rows) discriminate nothing;
+            // words in fewer than 3 rows are sample values (nonces, foo) more
+            // often than vocabulary.
+            if body.is_some() && (df as f64 > (n * COMMON).max(MIN_COMMON) || df < MIN_ROWS) {
                 return None;
             }
             let idf = body.map_or(1.0, |_| (n / df.max(1) as f64).ln().max(0.0));
@@ -155,8 +174,12 @@ pub(crate) fn suggest(
             .then(b.2.rows.cmp(&a.2.rows))
             .then(a.1.cmp(&b.1))
     });
+    // Best first, until `limit` pass the last check: a word kbidx would not
+    // take from a question as a keyword (a generic noun such as 理由 or 下記,
+    // a verb fragment) is no search word.
     scored
         .into_iter()
+        .filter(|(_, norm, _)| question_keywords(norm).unwrap_or_default().contains(norm))
         .take(limit)
         .map(|(_, _, c)| Suggestion {
             word: c.word,
