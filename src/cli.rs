@@ -59,8 +59,30 @@ pub(crate) enum Command {
     Read(ReadArgs),
     /// Measure ranking accuracy on a JSON Lines query set (Recall@k, MRR, nDCG@10).
     Eval(EvalArgs),
+    /// Check the knowledge for maintainers: broken links, index/section mismatches, weak hints.
+    Lint(LintArgs),
     /// Serve the `search` and `read` tools over stdio (Model Context Protocol, JSON-RPC 2.0).
     Mcp(McpArgs),
+}
+
+/// `kbidx lint` flags (the knowledge and the extraction as for `build`).
+#[derive(Debug, Args)]
+pub(crate) struct LintArgs {
+    /// Knowledge directory (default from kbidx.toml, else `knowledge`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) knowledge: Option<PathBuf>,
+    /// jq program replacing the built-in extraction (src/extract.jq).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) filter: Option<PathBuf>,
+    /// Run only these rules (comma-separated, repeatable; default: all).
+    #[arg(long, value_name = "RULE,..", value_delimiter = ',')]
+    pub(crate) rule: Vec<String>,
+    /// Do not run these rules (comma-separated, repeatable).
+    #[arg(long, value_name = "RULE,..", value_delimiter = ',')]
+    pub(crate) skip: Vec<String>,
+    /// Output format: text (one line per finding, then a summary) or json.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub(crate) format: DocFormat,
 }
 
 /// `kbidx mcp` flags: where the index and the knowledge are, as for `search`
@@ -383,6 +405,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             crate::mcp::serve(&config, args, input, out, err)
         }
         Command::Read(args) => run_read(&config, args, out),
+        Command::Lint(args) => run_lint(&config, args, out),
     }
 }
 
@@ -614,15 +637,27 @@ fn run_build(
             writeln!(err, "warning: {warning}").map_err(stdio)?;
         }
     }
+    // The links file goes with the index (see `crate::links`): checked and
+    // written with it, links first, so an index never names links that
+    // are not on disk yet.
+    let links_target = crate::links::path_for(&target);
     let (status, diff) = if args.check {
-        match build::check(&target, &built.text)? {
-            Freshness::UpToDate => (Status::UpToDate, None),
-            Freshness::Stale(diff) => (Status::Stale, Some(diff)),
+        let mut diffs = String::new();
+        for (path, text) in [(&target, &built.text), (&links_target, &built.links_text)] {
+            if let Freshness::Stale(diff) = build::check(path, text)? {
+                diffs.push_str(&diff);
+            }
+        }
+        if diffs.is_empty() {
+            (Status::UpToDate, None)
+        } else {
+            (Status::Stale, Some(diffs))
         }
     } else {
-        match build::write(&target, &built.text)? {
-            Written::Replaced => (Status::Written, None),
-            Written::Unchanged => (Status::Unchanged, None),
+        let links = build::write(&links_target, &built.links_text)?;
+        match (build::write(&target, &built.text)?, links) {
+            (Written::Unchanged, Written::Unchanged) => (Status::Unchanged, None),
+            _ => (Status::Written, None),
         }
     };
     let code = u8::from(diff.is_some());
@@ -696,6 +731,44 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
         DocFormat::Text => writeln!(out, "{}", doc.content).map_err(stdio)?,
     }
     Ok(0)
+}
+
+/// `kbidx lint`: exit 0 when nothing is found, 1 with findings.
+fn run_lint(config: &Config, args: LintArgs, out: &mut dyn Write) -> Result<u8> {
+    use crate::lint::Rule;
+    let chosen: Vec<Rule> = args
+        .rule
+        .iter()
+        .map(|id| Rule::parse(id))
+        .collect::<Result<_>>()?;
+    let skipped: Vec<Rule> = args
+        .skip
+        .iter()
+        .map(|id| Rule::parse(id))
+        .collect::<Result<_>>()?;
+    let rules: Vec<Rule> = Rule::ALL
+        .into_iter()
+        .filter(|r| (chosen.is_empty() || chosen.contains(r)) && !skipped.contains(r))
+        .collect();
+    if rules.is_empty() {
+        return Err(Error::Usage(
+            "--rule and --skip leave no rule to run".into(),
+        ));
+    }
+    let options = crate::lint::LintOptions {
+        knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
+        filter: args.filter.or_else(|| config.filter.clone()),
+        include: config.include.clone(),
+        exclude: config.exclude.clone(),
+        rules,
+        thresholds: config.lint,
+    };
+    let report = crate::lint::lint(&options)?;
+    match args.format {
+        DocFormat::Json => write_json(out, &report)?,
+        DocFormat::Text => out.write_all(report.to_text().as_bytes()).map_err(stdio)?,
+    }
+    Ok(u8::from(!report.findings.is_empty()))
 }
 
 /// Writes `doc` as pretty JSON and a newline.

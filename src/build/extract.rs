@@ -92,6 +92,30 @@ impl Extractor {
     /// Runs the program over `doc`, the contents of the knowledge file
     /// `relative` (found on disk at `path`, named in errors).
     pub fn run(&self, relative: &str, path: &Path, doc: Val) -> Result<Vec<Record>> {
+        self.run_with(relative, path, doc, |_| ())
+            .map(|records| records.into_iter().map(|(record, ())| record).collect())
+    }
+
+    /// [`Extractor::run`], with each entry's hints item by item as the
+    /// program gave them (before they are joined with spaces, which loses
+    /// where a hint of several words ends): what `kbidx lint` judges.
+    pub(crate) fn run_with_hints(
+        &self,
+        relative: &str,
+        path: &Path,
+        doc: Val,
+    ) -> Result<Vec<(Record, Vec<String>)>> {
+        self.run_with(relative, path, doc, hint_items)
+    }
+
+    /// Runs the program, turning each output into a record and `extra(output)`.
+    fn run_with<T>(
+        &self,
+        relative: &str,
+        path: &Path,
+        doc: Val,
+        extra: impl Fn(&Val) -> T,
+    ) -> Result<Vec<(Record, T)>> {
         let vars = Vars::new([Val::from(relative.to_owned())]);
         let ctx = Ctx::<Data>::new(&self.filter.lut, vars);
         let mut records = Vec::new();
@@ -117,19 +141,50 @@ impl Extractor {
                     ),
                 )
             })?;
-            records.push(record(value).map_err(|message| {
-                Error::data(
-                    path,
-                    format!(
-                        "output {} of {}: {message}",
-                        i + 1,
-                        crate::error::display(&self.program)
-                    ),
-                )
-            })?);
+            let more = extra(&value);
+            records.push((
+                record(value).map_err(|message| {
+                    Error::data(
+                        path,
+                        format!(
+                            "output {} of {}: {message}",
+                            i + 1,
+                            crate::error::display(&self.program)
+                        ),
+                    )
+                })?,
+                more,
+            ));
         }
         Ok(records)
     }
+}
+
+/// The `hints` of a program output, item by item (a single string is one item).
+fn hint_items(value: &Val) -> Vec<String> {
+    let Val::Obj(map) = value else {
+        return Vec::new();
+    };
+    for (key, value) in map.iter() {
+        let (Val::TStr(key) | Val::BStr(key)) = key else {
+            continue;
+        };
+        if &key[..] != b"hints" {
+            continue;
+        }
+        return match value {
+            Val::TStr(s) if !s.is_empty() => vec![text(s)],
+            Val::Arr(items) => items
+                .iter()
+                .filter_map(|item| match item {
+                    Val::TStr(s) => Some(text(s)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+    }
+    Vec::new()
 }
 
 /// `s` cut to at most `max` characters, with an ellipsis when cut.

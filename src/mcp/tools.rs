@@ -462,7 +462,9 @@ impl SearchRequest {
         };
         let max_tokens_per_result = count("max_tokens_per_result")?;
         if max_tokens_per_result == Some(0) {
-            return Err(Error::Usage("`max_tokens_per_result` must be at least 1".into()));
+            return Err(Error::Usage(
+                "`max_tokens_per_result` must be at least 1".into(),
+            ));
         }
         let budget = Budget {
             max_chars: count("max_chars")?,
