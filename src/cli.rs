@@ -317,6 +317,12 @@ pub(crate) struct ReadArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = DocFormat::Text)]
     pub(crate) format: DocFormat,
+    /// Also list the section's outgoing links and backlinks (from links.toon next to the index).
+    #[arg(long)]
+    pub(crate) links: bool,
+    /// Index file, for --links (default from kbidx.toml, else `index/index.toon`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) index: Option<PathBuf>,
 }
 
 /// `kbidx build` flags.
@@ -717,6 +723,9 @@ fn run_build(
 fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> {
     let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
     if !args.reference.contains('#') {
+        if args.links {
+            return Err(Error::Usage("--links needs a section: FILE#SECTION".into()));
+        }
         let extractor = build::extractor(config.filter.as_deref())?;
         let listing = FileListing::read(&mut library, &extractor, &args.reference)?;
         match args.format {
@@ -725,10 +734,15 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
         }
         return Ok(if listing.sections.is_empty() { 1 } else { 0 });
     }
-    let doc = SectionDoc::read(&mut library, &args.reference)?;
+    let mut doc = SectionDoc::read(&mut library, &args.reference)?;
+    if args.links {
+        let index_path = args.index.unwrap_or_else(|| config.index.clone());
+        let links = crate::links::load(&crate::links::path_for(&index_path))?;
+        doc = doc.with_links(&links, &load_index(&index_path)?);
+    }
     match args.format {
         DocFormat::Json => write_json(out, &doc)?,
-        DocFormat::Text => writeln!(out, "{}", doc.content).map_err(stdio)?,
+        DocFormat::Text => out.write_all(doc.to_text().as_bytes()).map_err(stdio)?,
     }
     Ok(0)
 }

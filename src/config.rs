@@ -110,6 +110,7 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawLint {
     hint_share: Option<f64>,
+    hint_min_rows: Option<usize>,
     repeated_hint_files: Option<usize>,
     repeated_hint_dirs: Option<usize>,
 }
@@ -167,6 +168,7 @@ impl Config {
         Ok(Self {
             lint: crate::lint::Thresholds {
                 hint_share: lint.hint_share.unwrap_or(default.lint.hint_share),
+                hint_min_rows: lint.hint_min_rows.unwrap_or(default.lint.hint_min_rows),
                 repeated_hint_files: lint
                     .repeated_hint_files
                     .unwrap_or(default.lint.repeated_hint_files),

@@ -4,8 +4,8 @@
 //! Why a second file rather than a `links` column in `index/index.toon`:
 //! every search reads (and the cache hashes) the whole index, and an agent
 //! reading the index directly wants one short line per section; outgoing
-//! references are long paths (nabledge-6-fulltext's links would grow its
-//! index by about a third) that only `read --links`, `search --expand` and
+//! references are long paths (nabledge-6-fulltext's 2,867 links take 356 KB,
+//! a fifth of its 1.8 MB index) that only `read --links`, `search --expand` and
 //! `lint` need. One row per link (`from,to`) also gives backlinks with a
 //! scan of one small file, and a row is readable on its own.
 //!

@@ -7,7 +7,8 @@
 //! `#サロゲートキーの採番`), and against the slug of the file's own title, the
 //! page's first heading, which stands for the top of the file. A link to the
 //! top of a file (no anchor, or the file title's slug) resolves to the file's
-//! first section, where its text starts. An anchor that matches nothing as
+//! first section that has text (a first section that is only a heading over
+//! its subsections would give the reader nothing). An anchor that matches nothing as
 //! written is slugged itself and tried again (`#Usage` finds `usage`): an
 //! agent following a link is better served by the obvious section than by
 //! a refusal.
@@ -44,6 +45,10 @@ pub(crate) struct Anchors {
     ids: Vec<String>,
     /// Slug → section id (`None`: the file's title, the top of the file).
     slugs: HashMap<String, Option<usize>>,
+    /// The section the top of the file leads to: the first one with text
+    /// (a first section that is only a heading over its subsections would
+    /// give the reader nothing), else the first.
+    top: Option<usize>,
 }
 
 impl Anchors {
@@ -51,10 +56,17 @@ impl Anchors {
     /// `{id, title}` or an object (titles from the `index` entries).
     pub(crate) fn of(doc: &Value) -> Self {
         let mut sections: Vec<(String, Option<&str>)> = Vec::new();
+        let mut with_text = None;
+        let has_text = |v: Option<&Value>| {
+            v.is_some_and(|v| !crate::knowledge::content::render(v).trim().is_empty())
+        };
         match doc.get("sections") {
             Some(Value::Array(list)) => {
                 for s in list {
                     if let Some(id) = s.get("id").and_then(Value::as_str) {
+                        if with_text.is_none() && has_text(s.get("content")) {
+                            with_text = Some(sections.len());
+                        }
                         sections.push((id.to_owned(), s.get("title").and_then(Value::as_str)));
                     }
                 }
@@ -67,7 +79,10 @@ impl Anchors {
                     .flatten()
                     .filter_map(|e| Some((e.get("id")?.as_str()?, e.get("title")?.as_str()?)))
                     .collect();
-                for id in map.keys() {
+                for (id, value) in map {
+                    if with_text.is_none() && has_text(Some(value)) {
+                        with_text = Some(sections.len());
+                    }
                     sections.push((id.clone(), titles.get(id.as_str()).copied()));
                 }
             }
@@ -95,6 +110,7 @@ impl Anchors {
                 add(title, Some(i));
             }
         }
+        anchors.top = with_text.or((!sections.is_empty()).then_some(0));
         anchors.ids = sections.into_iter().map(|(id, _)| id).collect();
         anchors
     }
@@ -103,7 +119,7 @@ impl Anchors {
     /// or `None` for the top of a file that has no sections (a page that
     /// is only a preamble, such as a table of contents), or why none.
     fn section(&self, anchor: &str) -> Result<Option<&str>, String> {
-        let top = || Ok(self.ids.first().map(String::as_str));
+        let top = || Ok(self.top.map(|i| self.ids[i].as_str()));
         if anchor.is_empty() {
             return top();
         }
@@ -240,7 +256,8 @@ mod tests {
             (
                 "component/a.json",
                 serde_json::json!({"title": "Top Page", "sections": [
-                    {"id": "s1", "title": "Intro"}, {"id": "s2", "title": "Usage"},
+                    {"id": "s0", "title": "Heading", "content": ""},
+                    {"id": "s1", "title": "Intro", "content": "text"}, {"id": "s2", "title": "Usage"},
                     {"id": "s3", "title": "Usage"}]}),
             ),
             (

@@ -67,21 +67,20 @@ pub(crate) fn check(
         }
     }
     if on(Rule::NonDiscriminativeHint) {
-        let matches = matching_rows(rows, &hints);
+        let matches = matching_rows(rows, &hints, &carriers);
         let limit = thresholds.hint_share * rows.len() as f64;
         for (h, (_, spelling)) in hints.iter().enumerate() {
-            let n = matches[h];
-            if n as f64 > limit {
+            let (n, elsewhere) = matches[h];
+            if n as f64 > limit && elsewhere >= thresholds.hint_min_rows {
                 let row = &rows[carriers[h][0]];
                 out.push(finding(
                     Rule::NonDiscriminativeHint,
                     row,
                     format!(
-                        "hint {spelling:?} matches {n} of {} sections ({:.1}%, limit {}%) and is carried by {} of them",
+                        "hint {spelling:?} matches {n} of {} sections ({:.1}%, limit {}%), {elsewhere} of them in files that do not carry it",
                         rows.len(),
                         100.0 * n as f64 / rows.len() as f64,
                         thresholds.hint_share * 100.0,
-                        carriers[h].len()
                     ),
                 ));
             }
@@ -117,9 +116,15 @@ pub(crate) fn check(
     out
 }
 
-/// For each hint (normalised, in `hints` order), how many rows it matches.
-fn matching_rows(rows: &[Row], hints: &[(String, &str)]) -> Vec<usize> {
-    let mut counts = vec![0; hints.len()];
+/// For each hint (normalised, in `hints` order), how many rows it matches,
+/// and how many of those are in files that none of its `carriers` (rows
+/// that carry it) is in: matches in its own files are what a hint is for.
+fn matching_rows(
+    rows: &[Row],
+    hints: &[(String, &str)],
+    carriers: &[Vec<usize>],
+) -> Vec<(usize, usize)> {
+    let mut counts = vec![(0, 0); hints.len()];
     let Ok(automaton) = AhoCorasick::builder()
         .match_kind(MatchKind::Standard)
         .build(hints.iter().map(|(key, _)| key.as_str()))
@@ -145,7 +150,10 @@ fn matching_rows(rows: &[Row], hints: &[(String, &str)]) -> Vec<usize> {
             let open_end = word(key.last()) && word(bytes.get(m.end()));
             if !open_start && !open_end {
                 seen[h] = i;
-                counts[h] += 1;
+                counts[h].0 += 1;
+                if !carriers[h].iter().any(|&c| rows[c].file == row.file) {
+                    counts[h].1 += 1;
+                }
             }
         }
     }
@@ -172,6 +180,7 @@ mod tests {
             row("a/x.json", "s1", &["DAO", "ページング"]),
             row("a/y.json", "s1", &["dao"]),
             row("b/z.json", "s1", &[]),
+            row("e/dao unique.json", "s1", &["other"]),
             row("c/w.json", "s1", &["daos only", "ＤＡＯ"]),
         ];
         for i in 0..16 {
@@ -179,6 +188,7 @@ mod tests {
         }
         let thresholds = Thresholds {
             hint_share: 0.1,
+            hint_min_rows: 1,
             repeated_hint_files: 3,
             repeated_hint_dirs: 2,
         };
@@ -197,12 +207,12 @@ mod tests {
             (
                 "non-discriminative-hint",
                 "a/x.json#s1",
-                "hint \"DAO\" matches 3 of 20 sections (15.0%, limit 10%) and is carried by 3 of them",
+                "hint \"DAO\" matches 4 of 21 sections (19.0%, limit 10%), 1 of them in files that do not carry it",
             ),
             (
                 "non-discriminative-hint",
                 "d0/f.json#s",
-                "hint \"unique\" matches 16 of 20 sections (80.0%, limit 10%) and is carried by 16 of them",
+                "hint \"unique\" matches 17 of 21 sections (81.0%, limit 10%), 1 of them in files that do not carry it",
             ),
             (
                 "repeated-hint",

@@ -33,6 +33,10 @@ pub struct Thresholds {
     /// `non-discriminative-hint`: a hint matching more than this share of
     /// the rows (0–1; default 0.05).
     pub hint_share: f64,
+    /// …and at least this many rows (default 5): in a small knowledge base
+    /// every hint is a large share, but one that finds a handful of
+    /// sections still narrows a search down to what an agent can read.
+    pub hint_min_rows: usize,
     /// `repeated-hint`: a hint carried by at least this many files…
     pub repeated_hint_files: usize,
     /// …in at least this many directories (files in one directory are
@@ -44,6 +48,7 @@ impl Default for Thresholds {
     fn default() -> Self {
         Self {
             hint_share: 0.05,
+            hint_min_rows: 5,
             repeated_hint_files: 20,
             repeated_hint_dirs: 3,
         }
