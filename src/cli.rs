@@ -647,11 +647,13 @@ fn run_build(
     // written with it, links first, so an index never names links that
     // are not on disk yet.
     let links_target = crate::links::path_for(&target);
+    let mut stale = Vec::new();
     let (status, diff) = if args.check {
         let mut diffs = String::new();
         for (path, text) in [(&target, &built.text), (&links_target, &built.links_text)] {
             if let Freshness::Stale(diff) = build::check(path, text)? {
                 diffs.push_str(&diff);
+                stale.push(display(path));
             }
         }
         if diffs.is_empty() {
@@ -687,7 +689,7 @@ fn run_build(
             writeln!(
                 err,
                 "{}: stale; run `kbidx build` to update",
-                display(&target)
+                stale.join(", ")
             )
             .map_err(stdio)?;
             err.write_all(diff.as_bytes()).map_err(stdio)?;

@@ -1,0 +1,144 @@
+//! `kbidx lint`, and the links it shares with `build` and `read --links`.
+
+use crate::common::{Sandbox, transcripts};
+
+/// Thresholds small enough for a corpus of a few sections.
+const CONFIG: &str = r#"
+[lint]
+hint_share = 0.3
+hint_min_rows = 1
+repeated_hint_files = 3
+repeated_hint_dirs = 2
+"#;
+
+/// A knowledge tree with exactly one problem per rule (and links that work).
+fn seeded() -> Sandbox {
+    Sandbox::new()
+        .with_file("kbidx.toml", CONFIG)
+        .with_file(
+            "knowledge/lib/alpha.json",
+            r#"{"title": "Alpha", "index": [
+                {"id": "intro", "title": "Intro", "hints": ["alpha", "shared"]},
+                {"id": "usage", "title": "Intro", "hints": ["alpha usage"]},
+                {"id": "ghost", "title": "Ghost", "hints": ["ghost"]},
+                {"id": "bare", "title": "Bare", "hints": []},
+                {"id": "blank", "title": "Blank", "hints": ["blank"]}],
+              "sections": {
+                "intro": "See [usage](#usage), [the second part](../doc/beta.json#second-part) and [nothing](../doc/beta.json#no-such-heading).",
+                "usage": "Usage text.",
+                "bare": "Bare text.",
+                "blank": "",
+                "orphan": "Orphan text."}}"#,
+        )
+        .with_file(
+            "knowledge/lib/gamma.json",
+            r#"{"title": "Gamma", "index": [{"id": "g", "title": "G", "hints": ["shared"]}],
+              "sections": {"g": "Gamma text, see [alpha](alpha.json)."}}"#,
+        )
+        .with_file(
+            "knowledge/doc/beta.json",
+            r#"{"title": "Beta", "sections": [
+                {"id": "s1", "title": "First part", "content": "First. [top](#beta)"},
+                {"id": "s2", "title": "Second part", "content": "Second, see [intro](../lib/alpha.json#intro)."}],
+              "index": [{"id": "s1", "hints": ["shared"]}, {"id": "s2", "hints": ["intro", "other hint"]}]}"#,
+        )
+}
+
+#[test]
+fn lint_names_one_finding_per_rule() {
+    let s = seeded();
+    let text = s.run(&["lint"]);
+    assert_eq!(text.code, 1);
+    for rule in [
+        "broken-link",
+        "index-without-section",
+        "section-without-index-entry",
+        "no-hints",
+        "non-discriminative-hint",
+        "repeated-hint",
+        "empty-section",
+        "duplicate-section-title",
+    ] {
+        assert!(
+            text.stdout.contains(&format!(": {rule}: ")),
+            "{rule} missing:\n{}",
+            text.stdout
+        );
+    }
+    let json = s.run(&["lint", "--format", "json"]);
+    assert_eq!(json.code, 1);
+    let only = s.run(&["lint", "--rule", "broken-link,empty-section"]);
+    let skip = s.run(&[
+        "lint",
+        "--skip",
+        "broken-link",
+        "--skip",
+        "no-hints,repeated-hint",
+    ]);
+    insta::assert_snapshot!("seeded", transcripts(&[text, json, only, skip]));
+}
+
+#[test]
+fn clean_knowledge_lints_clean() {
+    let s = Sandbox::new()
+        .with_file(
+            "knowledge/a.json",
+            r#"{"title": "A", "index": [{"id": "x", "title": "X", "hints": ["ex"]}, {"id": "y", "title": "Y", "hints": ["why"]}],
+              "sections": {"x": "See [y](#y) and [b](sub/b.json#part-two).", "y": "Why."}}"#,
+        )
+        .with_file(
+            "knowledge/sub/b.json",
+            r#"{"title": "B", "sections": [{"id": "p1", "title": "Part one", "content": "One."},
+              {"id": "p2", "title": "Part two", "content": "Two, back to [a](../a.json#x)."}],
+              "index": [{"id": "p1", "hints": ["one"]}, {"id": "p2", "hints": ["two"]}]}"#,
+        );
+    let run = s.run(&["lint"]).exits(0, "");
+    insta::assert_snapshot!("clean", run.transcript());
+}
+
+#[test]
+fn lint_usage_errors() {
+    let s = seeded();
+    s.run(&["lint", "--rule", "nope"]).exits(
+        2,
+        "kbidx: unknown lint rule \"nope\" (rules: broken-link, index-without-section, section-without-index-entry, no-hints, non-discriminative-hint, repeated-hint, empty-section, duplicate-section-title)\n",
+    );
+    s.run(&["lint", "--rule", "no-hints", "--skip", "no-hints"])
+        .exits(2, "kbidx: --rule and --skip leave no rule to run\n");
+    s.write("kbidx.toml", "[lint]\nhint_share = 2\n");
+    s.run(&["lint"]).exits(
+        2,
+        "kbidx: kbidx.toml:2:1: hint_share must be between 0 and 1, not 2\n",
+    );
+}
+
+/// `build` writes the resolved links next to the index; `read --links` shows
+/// them both ways with titles; `build --check` notices a stale links file.
+#[test]
+fn links_are_built_and_read() {
+    let s = seeded().with_built_index();
+    let links = s.read_to_string("index/links.toon");
+    let text = s.run(&["read", "--links", "doc/beta.json#s2"]).success();
+    let json = s
+        .run(&[
+            "read",
+            "--links",
+            "--format",
+            "json",
+            "lib/alpha.json#intro",
+        ])
+        .success();
+    let file = s.run(&["read", "--links", "lib/alpha.json"]);
+    s.write("index/links.toon", "links[0]{from,to}:\n");
+    let check = s.run(&["build", "--check"]);
+    assert_eq!(check.code, 1);
+    std::fs::remove_file(s.path("index/links.toon")).unwrap();
+    let missing = s.run(&["read", "--links", "doc/beta.json#s2"]);
+    insta::assert_snapshot!(
+        "links",
+        format!(
+            "{links}\n{}",
+            transcripts(&[text, json, file, check, missing])
+        )
+    );
+}
