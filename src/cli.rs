@@ -125,6 +125,9 @@ pub(crate) struct EvalArgs {
     /// first N characters `search --with-content --max-chars N` hands over.
     #[arg(long, default_value_t = 20_000, value_name = "N")]
     pub(crate) chars: usize,
+    /// Append up to N linked neighbours after each query's results, as `search --expand N`.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) expand: usize,
     /// Output format: text (table, then per-query ranks) or json.
     #[arg(long, value_enum, default_value_t = DocFormat::Text)]
     pub(crate) format: DocFormat,
@@ -294,6 +297,10 @@ pub(crate) struct SearchArgs {
     /// Do not use or write the search cache (the index's word index, see README).
     #[arg(long)]
     pub(crate) no_cache: bool,
+    /// Append up to N sections linked with the results (stage `linked`, with `via`), within
+    /// the same content budget (links from links.toon next to the index; default 0).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) expand: usize,
 }
 
 /// Scoring method names on the command line.
@@ -442,6 +449,10 @@ pub(crate) struct SearchOptions {
     pub(crate) fallback: fallback::Settings,
     /// The body stage, when on.
     pub(crate) body: Option<search::Body>,
+    /// Linked neighbours to append (`--expand`; 0: none) and the links file they come from.
+    pub(crate) expand: usize,
+    /// The links file (next to the index), read only when `expand` > 0.
+    pub(crate) links: PathBuf,
 }
 
 impl SearchOptions {
@@ -504,6 +515,8 @@ impl SearchOptions {
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
             body: args.body.resolve(config),
+            expand: args.expand,
+            links: crate::links::path_for(args.index.as_deref().unwrap_or(&config.index)),
         })
     }
 }
@@ -526,8 +539,12 @@ pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
     let cases = eval::load_cases(&args.eval)?;
     let knowledge = args.knowledge.unwrap_or_else(|| config.knowledge.clone());
-    let index = match &args.index {
-        Some(path) => load_index(path)?,
+    let (index, links) = match &args.index {
+        Some(path) if args.expand > 0 => (
+            load_index(path)?,
+            crate::links::load(&crate::links::path_for(path))?,
+        ),
+        Some(path) => (load_index(path)?, Vec::new()),
         None => {
             let options = BuildOptions {
                 knowledge: knowledge.clone(),
@@ -537,11 +554,13 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 strict: false,
                 terms: args.terms.unwrap_or(config.terms),
             };
-            build::build_within(&options, config.build_timeout)?.index
+            let built = build::build_within(&options, config.build_timeout)?;
+            (built.index, built.links)
         }
     };
-    let runs = eval::evaluate_full(
+    let runs = eval::evaluate_with_links(
         &index,
+        &links,
         Some(&knowledge),
         &cases,
         &args.mode,
@@ -549,6 +568,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
         eval::Limits {
             top: args.top,
             chars: args.chars,
+            expand: args.expand,
         },
         eval::Settings {
             body: args.body.resolve(config),
@@ -610,6 +630,13 @@ pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) ->
     report.apply_fallback(matcher, &ranking, options.top);
     report.suggest = searcher.suggest(&options.query, &ranking, SUGGESTIONS);
     report.confidence = crate::output::Confidence::of(&report.keywords, &report.results);
+    if options.expand > 0 && !report.results.is_empty() {
+        report.expand(
+            matcher,
+            &crate::links::load(&options.links)?,
+            options.expand,
+        );
+    }
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
         report.attach_content(|r| library.section(r), options.budget)?;

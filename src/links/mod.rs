@@ -10,8 +10,10 @@
 //! scan of one small file, and a row is readable on its own.
 //!
 //! `markdown` finds link targets in section text, `resolve` turns a target
-//! into a reference (the slug rule is documented there).
+//! into a reference (the slug rule is documented there), `expand` finds the
+//! linked neighbours of search results.
 
+pub(crate) mod expand;
 pub(crate) mod markdown;
 pub(crate) mod resolve;
 
