@@ -9,6 +9,8 @@
 /// One inline link: its target as written (`../../a/b.json#anchor`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RawLink {
+    /// The link text, as written between the brackets.
+    pub(crate) text: String,
     /// The target, without `<…>` and without a `"title"`.
     pub(crate) target: String,
 }
@@ -73,9 +75,9 @@ fn scan_line(line: &str, out: &mut Vec<RawLink>) {
             b'[' => {
                 let image = i > 0 && bytes[i - 1] == b'!';
                 match link_at(line, i) {
-                    Some((target, end)) => {
+                    Some((text, target, end)) => {
                         if !image && is_knowledge(&target) {
-                            out.push(RawLink { target });
+                            out.push(RawLink { text, target });
                         }
                         i = end;
                     }
@@ -87,9 +89,9 @@ fn scan_line(line: &str, out: &mut Vec<RawLink>) {
     }
 }
 
-/// The link whose text starts at the `[` at byte `start`: its target and the
-/// byte after its closing `)`.
-fn link_at(line: &str, start: usize) -> Option<(String, usize)> {
+/// The link whose text starts at the `[` at byte `start`: its text, its
+/// target and the byte after its closing `)`.
+fn link_at(line: &str, start: usize) -> Option<(String, String, usize)> {
     let bytes = line.as_bytes();
     let mut depth = 0usize;
     let mut i = start;
@@ -131,7 +133,11 @@ fn link_at(line: &str, start: usize) -> Option<(String, usize)> {
         Some(rest) => rest.split('>').next().unwrap_or_default(),
         None => inside.split_whitespace().next().unwrap_or_default(),
     };
-    Some((target.to_owned(), end + 1))
+    Some((
+        line[start + 1..close].to_owned(),
+        target.to_owned(),
+        end + 1,
+    ))
 }
 
 #[cfg(test)]

@@ -225,7 +225,7 @@ pub(crate) fn lint(options: &LintOptions) -> Result<Report> {
                                 rule: Rule::BrokenLink.id(),
                                 file: file.relative.clone(),
                                 section: section.map(str::to_owned),
-                                evidence: format!("({}): {reason}", link.target),
+                                evidence: format!("[{}]({}): {reason}", link.text, link.target),
                                 ordinal: section.map_or(0, ordinal),
                             });
                         }
