@@ -69,7 +69,9 @@ mod tests {
             })
             .collect();
         let graph = Graph::new(&links);
-        let cases: &[(&[&str], usize, &[(&str, &str)])] = &[
+        // (ranked, n, neighbours with their via)
+        type Case<'a> = (&'a [&'a str], usize, &'a [(&'a str, &'a str)]);
+        let cases: &[Case] = &[
             (&["a", "b"], 10, &[("x", "a"), ("z", "a"), ("y", "b")]),
             (&["a", "b"], 2, &[("x", "a"), ("z", "a")]),
             (&["b"], 10, &[("y", "b"), ("a", "b")]),

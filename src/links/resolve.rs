@@ -214,15 +214,15 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         let hex = |b: u8| char::from(b).to_digit(16);
-        if bytes[i] == b'%' {
-            if let (Some(h), Some(l)) = (
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (
                 bytes.get(i + 1).copied().and_then(hex),
                 bytes.get(i + 2).copied().and_then(hex),
-            ) {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
-                i += 3;
-                continue;
-            }
+            )
+        {
+            out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;
