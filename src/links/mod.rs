@@ -35,10 +35,21 @@ pub struct Link {
     pub to: String,
 }
 
-/// The links file that belongs to the index file `index`: `links.toon` in
-/// the same directory.
+/// The links file that belongs to the index file `index`, in the same
+/// directory: `links.toon` for `index.toon`, else `NAME.links.toon` for
+/// `NAME.toon` (or `NAME`), so that two indexes in one directory do not
+/// share one links file.
 pub fn path_for(index: &Path) -> PathBuf {
-    index.with_file_name("links.toon")
+    let name = index
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".toon").unwrap_or(&name);
+    if stem == "index" {
+        index.with_file_name("links.toon")
+    } else {
+        index.with_file_name(format!("{stem}.links.toon"))
+    }
 }
 
 /// `links[N]{from,to}:` and one row per link, in the order given (the build
@@ -137,6 +148,17 @@ pub fn decode(path: &Path, text: &str) -> Result<Vec<Link>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_file_names() {
+        for (index, want) in [
+            ("index/index.toon", "index/links.toon"),
+            ("out/small.toon", "out/small.links.toon"),
+            ("x.toon.again", "x.toon.again.links.toon"),
+        ] {
+            assert_eq!(path_for(Path::new(index)), Path::new(want), "{index}");
+        }
+    }
 
     #[test]
     fn links_round_trip() {

@@ -142,3 +142,57 @@ fn links_are_built_and_read() {
         )
     );
 }
+
+/// `kbidx lint` on the three nabledge corpora in `../shared` (ignored: see
+/// `shared`): the counts per rule and the link resolution that docs/lint.md
+/// reports, and the done-when of the links: every anchored link of
+/// nabledge-6-fulltext resolves.
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn lint_shared_corpora() {
+    let shared = crate::common::repo().join("../shared/corpora");
+    if !shared.is_dir() {
+        println!("skipped: {} not found", shared.display());
+        return;
+    }
+    let mut summary = String::new();
+    for corpus in ["small", "large", "fulltext"] {
+        let s = Sandbox::new().with_symlink(
+            shared
+                .join(format!("nabledge-6-{corpus}"))
+                .to_str()
+                .unwrap(),
+            "k",
+        );
+        let run = s.run(&["lint", "--knowledge", "k", "--format", "json"]);
+        assert_eq!(run.code, 1, "{corpus}: {}", run.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        summary.push_str(&format!(
+            "{corpus}: counts {}\n  links {}\n",
+            doc["counts"], doc["links"]
+        ));
+        let findings = doc["findings"].as_array().unwrap();
+        let broken = findings.iter().filter(|f| f["rule"] == "broken-link");
+        match corpus {
+            "fulltext" => {
+                let links = &doc["links"];
+                assert_eq!(links["broken"], 0, "{links}");
+                assert!(links["anchored"].as_u64().unwrap() > 2_900, "{links}");
+            }
+            "large" => {
+                for f in broken {
+                    let evidence = f["evidence"].as_str().unwrap();
+                    assert!(evidence.ends_with("(#): empty link target"), "{f}");
+                }
+            }
+            _ => assert!(
+                findings
+                    .iter()
+                    .any(|f| f["rule"] == "section-without-index-entry"
+                        && f["file"] == "features/adapters/slf4j-adapter.json"
+                        && f["section"] == "configuration")
+            ),
+        }
+    }
+    insta::assert_snapshot!("shared_counts", summary);
+}
