@@ -108,6 +108,33 @@ impl Extractor {
         self.run_with(relative, path, doc, hint_items)
     }
 
+    /// [`Extractor::run`], with the `links` each entry output names, when it
+    /// names any: an array of link targets as they would be written in
+    /// Markdown (`../x.json#anchor`), which replace the links kbidx finds in
+    /// the section's text (a schema that keeps its links in a field of its
+    /// own is thus still understood).
+    pub(crate) fn run_with_links(
+        &self,
+        relative: &str,
+        path: &Path,
+        doc: Val,
+    ) -> Result<Vec<(Record, Option<Vec<String>>)>> {
+        self.run_with(relative, path, doc, |value| {
+            field(value, b"links").and_then(|links| match links {
+                Val::Arr(items) => Some(
+                    items
+                        .iter()
+                        .filter_map(|item| match item {
+                            Val::TStr(s) => Some(text(s)),
+                            _ => None,
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            })
+        })
+    }
+
     /// Runs the program, turning each output into a record and `extra(output)`.
     fn run_with<T>(
         &self,
@@ -160,31 +187,30 @@ impl Extractor {
     }
 }
 
+/// The field `name` of a program output, when it is an object that has it.
+fn field<'a>(value: &'a Val, name: &[u8]) -> Option<&'a Val> {
+    let Val::Obj(map) = value else {
+        return None;
+    };
+    map.iter().find_map(|(key, value)| match key {
+        Val::TStr(key) | Val::BStr(key) if &key[..] == name => Some(value),
+        _ => None,
+    })
+}
+
 /// The `hints` of a program output, item by item (a single string is one item).
 fn hint_items(value: &Val) -> Vec<String> {
-    let Val::Obj(map) = value else {
-        return Vec::new();
-    };
-    for (key, value) in map.iter() {
-        let (Val::TStr(key) | Val::BStr(key)) = key else {
-            continue;
-        };
-        if &key[..] != b"hints" {
-            continue;
-        }
-        return match value {
-            Val::TStr(s) if !s.is_empty() => vec![text(s)],
-            Val::Arr(items) => items
-                .iter()
-                .filter_map(|item| match item {
-                    Val::TStr(s) => Some(text(s)),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+    match field(value, b"hints") {
+        Some(Val::TStr(s)) if !s.is_empty() => vec![text(s)],
+        Some(Val::Arr(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Val::TStr(s) => Some(text(s)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
-    Vec::new()
 }
 
 /// `s` cut to at most `max` characters, with an ellipsis when cut.

@@ -291,28 +291,40 @@ fn extract_one(
     with_terms: bool,
 ) -> Result<FileOutput> {
     let document = knowledge::read(&file.path)?;
-    let records = extractor.run(&file.relative, &file.path, document.to_jaq())?;
+    let outputs = extractor.run_with_links(&file.relative, &file.path, document.to_jaq())?;
     let sections = crate::knowledge::content::Sections::new(document.value());
     let mut candidates = Vec::new();
     let mut links = Vec::new();
-    for record in &records {
-        let Record::Entry(e) = record else { continue };
+    let mut records = Vec::with_capacity(outputs.len());
+    for (record, program_links) in outputs {
+        let Record::Entry(e) = &record else {
+            records.push(record);
+            continue;
+        };
         let text = sections.text(e.section()).unwrap_or_default();
-        links.push(
+        // Links the program names replace those found in the text.
+        links.push(program_links.unwrap_or_else(|| {
             crate::links::markdown::knowledge_links(&text)
                 .into_iter()
                 .map(|l| l.target)
-                .collect(),
-        );
+                .collect()
+        }));
         if with_terms {
             candidates.push(crate::build::terms::candidates(&text));
         }
+        records.push(record);
     }
+    let anchors = crate::links::resolve::Anchors::of(document.value()).with_rows(
+        records.iter().filter_map(|r| match r {
+            Record::Entry(e) => Some(e.section()),
+            Record::Warning(_) => None,
+        }),
+    );
     Ok(FileOutput {
         records,
         candidates,
         links,
-        anchors: crate::links::resolve::Anchors::of(document.value()),
+        anchors,
     })
 }
 

@@ -115,6 +115,23 @@ impl Anchors {
         anchors
     }
 
+    /// For a file whose `sections` kbidx does not understand (a schema of a
+    /// `--filter` program's own), the section ids of the index rows the
+    /// program made of it, so that links can name them. A file kbidx
+    /// understands keeps its own sections: an index entry without a section
+    /// is not a link target (`lint` reports it).
+    pub(crate) fn with_rows<'a>(mut self, ids: impl IntoIterator<Item = &'a str>) -> Self {
+        if self.ids.is_empty() {
+            for id in ids {
+                if !self.ids.iter().any(|known| known == id) {
+                    self.ids.push(id.to_owned());
+                }
+            }
+            self.top = (!self.ids.is_empty()).then_some(0);
+        }
+        self
+    }
+
     /// The section `anchor` names (`""`: the top of the file): `Some(id)`,
     /// or `None` for the top of a file that has no sections (a page that
     /// is only a preamble, such as a table of contents), or why none.

@@ -196,3 +196,28 @@ fn lint_shared_corpora() {
     }
     insta::assert_snapshot!("shared_counts", summary);
 }
+
+/// An extraction program may name each row's links itself (`links`: targets as
+/// written in Markdown); they replace the links found in the section's text.
+#[test]
+fn extraction_program_may_name_links() {
+    let s = Sandbox::new()
+        .with_file(
+            "knowledge/a.json",
+            r#"{"items": [{"id": "x", "see": ["b.json#y", "missing.json"]}, {"id": "z", "see": []}]}"#,
+        )
+        .with_file(
+            "knowledge/b.json",
+            r#"{"items": [{"id": "y", "see": ["a.json#z"]}]}"#,
+        )
+        .with_file(
+            "extract.jq",
+            r#".items[] | {reference: "\($path)#\(.id)", hints: [.id], links: .see}"#,
+        )
+        .with_file("kbidx.toml", "filter = \"extract.jq\"\n");
+    s.run(&["build", "-q"]).exits(0, "");
+    assert_eq!(
+        s.read_to_string("index/links.toon"),
+        "links[2]{from,to}:\n  a.json#x,b.json#y\n  b.json#y,a.json#z\n"
+    );
+}
