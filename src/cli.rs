@@ -702,6 +702,8 @@ fn run_build(
             knowledge: display(&options.knowledge),
             files: built.files,
             rows: built.index.len(),
+            links_file: display(&links_target),
+            links: built.links.len(),
             warnings: built.warnings,
             status,
             changed: status.changed(),
