@@ -221,3 +221,37 @@ fn extraction_program_may_name_links() {
         "links[2]{from,to}:\n  a.json#x,b.json#y\n  b.json#y,a.json#z\n"
     );
 }
+
+/// `search --expand N` appends linked neighbours of the results (stage
+/// `linked`, `via`) after the ranked ones, inside the same content budget.
+#[test]
+fn search_expands_to_linked_sections() {
+    let s = seeded().with_built_index();
+    let text = s.run(&["search", "--l3", "gamma", "--expand", "2", "--no-body"]);
+    let json = s.run(&[
+        "search",
+        "--l3",
+        "gamma",
+        "--expand",
+        "2",
+        "--no-body",
+        "--max-chars",
+        "60",
+        "--format",
+        "json",
+    ]);
+    let toon = s.run(&[
+        "search",
+        "--l3",
+        "gamma",
+        "--expand",
+        "1",
+        "--no-body",
+        "--format",
+        "toon",
+    ]);
+    std::fs::remove_file(s.path("index/links.toon")).unwrap();
+    let missing = s.run(&["search", "--l3", "gamma", "--expand", "1"]);
+    assert_eq!(missing.code, 2);
+    insta::assert_snapshot!("expand", transcripts(&[text, json, toon, missing]));
+}
