@@ -98,6 +98,8 @@ for name in "${corpora[@]}"; do
     fail "$name: second build failed"
   elif ! cmp -s "$out" "$out.again"; then
     fail "$name: two builds of the same tree differ: $(cmp "$out" "$out.again" 2>&1 | head -n 1)"
+  elif ! cmp -s "${out%.toon}.links.toon" "$out.again.links.toon"; then
+    fail "$name: the links files of two builds of the same tree differ"
   else
     echo "deterministic: second build byte-identical"
   fi

@@ -59,8 +59,30 @@ pub(crate) enum Command {
     Read(ReadArgs),
     /// Measure ranking accuracy on a JSON Lines query set (Recall@k, MRR, nDCG@10).
     Eval(EvalArgs),
+    /// Check the knowledge for maintainers: broken links, index/section mismatches, weak hints.
+    Lint(LintArgs),
     /// Serve the `search` and `read` tools over stdio (Model Context Protocol, JSON-RPC 2.0).
     Mcp(McpArgs),
+}
+
+/// `kbidx lint` flags (the knowledge and the extraction as for `build`).
+#[derive(Debug, Args)]
+pub(crate) struct LintArgs {
+    /// Knowledge directory (default from kbidx.toml, else `knowledge`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) knowledge: Option<PathBuf>,
+    /// jq program replacing the built-in extraction (src/extract.jq).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) filter: Option<PathBuf>,
+    /// Run only these rules (comma-separated, repeatable; default: all).
+    #[arg(long, value_name = "RULE,..", value_delimiter = ',')]
+    pub(crate) rule: Vec<String>,
+    /// Do not run these rules (comma-separated, repeatable).
+    #[arg(long, value_name = "RULE,..", value_delimiter = ',')]
+    pub(crate) skip: Vec<String>,
+    /// Output format: text (one line per finding, then a summary) or json.
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub(crate) format: DocFormat,
 }
 
 /// `kbidx mcp` flags: where the index and the knowledge are, as for `search`
@@ -103,6 +125,9 @@ pub(crate) struct EvalArgs {
     /// first N characters `search --with-content --max-chars N` hands over.
     #[arg(long, default_value_t = 20_000, value_name = "N")]
     pub(crate) chars: usize,
+    /// Append up to N linked neighbours after each query's results, as `search --expand N`.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) expand: usize,
     /// Output format: text (table, then per-query ranks) or json.
     #[arg(long, value_enum, default_value_t = DocFormat::Text)]
     pub(crate) format: DocFormat,
@@ -272,6 +297,10 @@ pub(crate) struct SearchArgs {
     /// Do not use or write the search cache (the index's word index, see README).
     #[arg(long)]
     pub(crate) no_cache: bool,
+    /// Append up to N sections linked with the results (stage `linked`, with `via`), within
+    /// the same content budget (links from links.toon next to the index; default 0).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) expand: usize,
 }
 
 /// Scoring method names on the command line.
@@ -295,6 +324,12 @@ pub(crate) struct ReadArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = DocFormat::Text)]
     pub(crate) format: DocFormat,
+    /// Also list the section's outgoing links and backlinks (from links.toon next to the index).
+    #[arg(long)]
+    pub(crate) links: bool,
+    /// Index file, for --links (default from kbidx.toml, else `index/index.toon`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) index: Option<PathBuf>,
 }
 
 /// `kbidx build` flags.
@@ -383,6 +418,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             crate::mcp::serve(&config, args, input, out, err)
         }
         Command::Read(args) => run_read(&config, args, out),
+        Command::Lint(args) => run_lint(&config, args, out),
     }
 }
 
@@ -413,6 +449,10 @@ pub(crate) struct SearchOptions {
     pub(crate) fallback: fallback::Settings,
     /// The body stage, when on.
     pub(crate) body: Option<search::Body>,
+    /// Linked neighbours to append (`--expand`; 0: none) and the links file they come from.
+    pub(crate) expand: usize,
+    /// The links file (next to the index), read only when `expand` > 0.
+    pub(crate) links: PathBuf,
 }
 
 impl SearchOptions {
@@ -475,6 +515,8 @@ impl SearchOptions {
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
             body: args.body.resolve(config),
+            expand: args.expand,
+            links: crate::links::path_for(args.index.as_deref().unwrap_or(&config.index)),
         })
     }
 }
@@ -497,8 +539,12 @@ pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
     let cases = eval::load_cases(&args.eval)?;
     let knowledge = args.knowledge.unwrap_or_else(|| config.knowledge.clone());
-    let index = match &args.index {
-        Some(path) => load_index(path)?,
+    let (index, links) = match &args.index {
+        Some(path) if args.expand > 0 => (
+            load_index(path)?,
+            crate::links::load(&crate::links::path_for(path))?,
+        ),
+        Some(path) => (load_index(path)?, Vec::new()),
         None => {
             let options = BuildOptions {
                 knowledge: knowledge.clone(),
@@ -508,11 +554,13 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 strict: false,
                 terms: args.terms.unwrap_or(config.terms),
             };
-            build::build_within(&options, config.build_timeout)?.index
+            let built = build::build_within(&options, config.build_timeout)?;
+            (built.index, built.links)
         }
     };
-    let runs = eval::evaluate_full(
+    let runs = eval::evaluate_with_links(
         &index,
+        &links,
         Some(&knowledge),
         &cases,
         &args.mode,
@@ -520,6 +568,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
         eval::Limits {
             top: args.top,
             chars: args.chars,
+            expand: args.expand,
         },
         eval::Settings {
             body: args.body.resolve(config),
@@ -581,6 +630,13 @@ pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) ->
     report.apply_fallback(matcher, &ranking, options.top);
     report.suggest = searcher.suggest(&options.query, &ranking, SUGGESTIONS);
     report.confidence = crate::output::Confidence::of(&report.keywords, &report.results);
+    if options.expand > 0 && !report.results.is_empty() {
+        report.expand(
+            matcher,
+            &crate::links::load(&options.links)?,
+            options.expand,
+        );
+    }
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
         report.attach_content(|r| library.section(r), options.budget)?;
@@ -614,15 +670,29 @@ fn run_build(
             writeln!(err, "warning: {warning}").map_err(stdio)?;
         }
     }
+    // The links file goes with the index (see `crate::links`): checked and
+    // written with it, links first, so an index never names links that
+    // are not on disk yet.
+    let links_target = crate::links::path_for(&target);
+    let mut stale = Vec::new();
     let (status, diff) = if args.check {
-        match build::check(&target, &built.text)? {
-            Freshness::UpToDate => (Status::UpToDate, None),
-            Freshness::Stale(diff) => (Status::Stale, Some(diff)),
+        let mut diffs = String::new();
+        for (path, text) in [(&target, &built.text), (&links_target, &built.links_text)] {
+            if let Freshness::Stale(diff) = build::check(path, text)? {
+                diffs.push_str(&diff);
+                stale.push(display(path));
+            }
+        }
+        if diffs.is_empty() {
+            (Status::UpToDate, None)
+        } else {
+            (Status::Stale, Some(diffs))
         }
     } else {
-        match build::write(&target, &built.text)? {
-            Written::Replaced => (Status::Written, None),
-            Written::Unchanged => (Status::Unchanged, None),
+        let links = build::write(&links_target, &built.links_text)?;
+        match (build::write(&target, &built.text)?, links) {
+            (Written::Unchanged, Written::Unchanged) => (Status::Unchanged, None),
+            _ => (Status::Written, None),
         }
     };
     let code = u8::from(diff.is_some());
@@ -632,6 +702,8 @@ fn run_build(
             knowledge: display(&options.knowledge),
             files: built.files,
             rows: built.index.len(),
+            links_file: display(&links_target),
+            links: built.links.len(),
             warnings: built.warnings,
             status,
             changed: status.changed(),
@@ -646,7 +718,7 @@ fn run_build(
             writeln!(
                 err,
                 "{}: stale; run `kbidx build` to update",
-                display(&target)
+                stale.join(", ")
             )
             .map_err(stdio)?;
             err.write_all(diff.as_bytes()).map_err(stdio)?;
@@ -682,6 +754,9 @@ fn run_build(
 fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> {
     let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
     if !args.reference.contains('#') {
+        if args.links {
+            return Err(Error::Usage("--links needs a section: FILE#SECTION".into()));
+        }
         let extractor = build::extractor(config.filter.as_deref())?;
         let listing = FileListing::read(&mut library, &extractor, &args.reference)?;
         match args.format {
@@ -690,12 +765,55 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
         }
         return Ok(if listing.sections.is_empty() { 1 } else { 0 });
     }
-    let doc = SectionDoc::read(&mut library, &args.reference)?;
+    let mut doc = SectionDoc::read(&mut library, &args.reference)?;
+    if args.links {
+        let index_path = args.index.unwrap_or_else(|| config.index.clone());
+        let links = crate::links::load(&crate::links::path_for(&index_path))?;
+        doc = doc.with_links(&links, &load_index(&index_path)?);
+    }
     match args.format {
         DocFormat::Json => write_json(out, &doc)?,
-        DocFormat::Text => writeln!(out, "{}", doc.content).map_err(stdio)?,
+        DocFormat::Text => out.write_all(doc.to_text().as_bytes()).map_err(stdio)?,
     }
     Ok(0)
+}
+
+/// `kbidx lint`: exit 0 when nothing is found, 1 with findings.
+fn run_lint(config: &Config, args: LintArgs, out: &mut dyn Write) -> Result<u8> {
+    use crate::lint::Rule;
+    let chosen: Vec<Rule> = args
+        .rule
+        .iter()
+        .map(|id| Rule::parse(id))
+        .collect::<Result<_>>()?;
+    let skipped: Vec<Rule> = args
+        .skip
+        .iter()
+        .map(|id| Rule::parse(id))
+        .collect::<Result<_>>()?;
+    let rules: Vec<Rule> = Rule::ALL
+        .into_iter()
+        .filter(|r| (chosen.is_empty() || chosen.contains(r)) && !skipped.contains(r))
+        .collect();
+    if rules.is_empty() {
+        return Err(Error::Usage(
+            "--rule and --skip leave no rule to run".into(),
+        ));
+    }
+    let options = crate::lint::LintOptions {
+        knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
+        filter: args.filter.or_else(|| config.filter.clone()),
+        include: config.include.clone(),
+        exclude: config.exclude.clone(),
+        rules,
+        thresholds: config.lint,
+    };
+    let report = crate::lint::lint(&options)?;
+    match args.format {
+        DocFormat::Json => write_json(out, &report)?,
+        DocFormat::Text => out.write_all(report.to_text().as_bytes()).map_err(stdio)?,
+    }
+    Ok(u8::from(!report.findings.is_empty()))
 }
 
 /// Writes `doc` as pretty JSON and a newline.

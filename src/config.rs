@@ -47,6 +47,8 @@ pub struct Config {
     /// per-result caps), applied whenever content is attached; flags override
     /// it cap by cap.
     pub budget: Budget,
+    /// Thresholds of `kbidx lint`'s hint rules (`[lint]`).
+    pub lint: crate::lint::Thresholds,
 }
 
 /// Seconds `build` lets the extraction program run unless configured otherwise:
@@ -74,6 +76,7 @@ impl Default for Config {
             body: true,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
             budget: Budget::default(),
+            lint: crate::lint::Thresholds::default(),
         }
     }
 }
@@ -99,6 +102,17 @@ struct RawConfig {
     max_tokens: Option<usize>,
     max_chars_per_result: Option<usize>,
     max_tokens_per_result: Option<usize>,
+    lint: Option<RawLint>,
+}
+
+/// `[lint]`: thresholds of `kbidx lint`'s hint rules.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLint {
+    hint_share: Option<f64>,
+    hint_min_rows: Option<usize>,
+    repeated_hint_files: Option<usize>,
+    repeated_hint_dirs: Option<usize>,
 }
 
 impl Config {
@@ -142,7 +156,26 @@ impl Config {
                 ));
             }
         }
+        let lint = raw.lint.unwrap_or_default();
+        if let Some(share) = lint.hint_share.filter(|s| !(0.0..=1.0).contains(s)) {
+            return Err(Error::syntax_at(
+                path,
+                text,
+                text.find("hint_share").unwrap_or(0),
+                format!("hint_share must be between 0 and 1, not {share}"),
+            ));
+        }
         Ok(Self {
+            lint: crate::lint::Thresholds {
+                hint_share: lint.hint_share.unwrap_or(default.lint.hint_share),
+                hint_min_rows: lint.hint_min_rows.unwrap_or(default.lint.hint_min_rows),
+                repeated_hint_files: lint
+                    .repeated_hint_files
+                    .unwrap_or(default.lint.repeated_hint_files),
+                repeated_hint_dirs: lint
+                    .repeated_hint_dirs
+                    .unwrap_or(default.lint.repeated_hint_dirs),
+            },
             knowledge: raw.knowledge.map_or(default.knowledge, rel),
             index: raw.index.map_or(default.index, rel),
             filter: raw.filter.map(rel),

@@ -2,7 +2,8 @@
 //!
 //! Modules follow the data: `knowledge` (finding and reading the knowledge
 //! files, the section text in them), `build` (knowledge files → index),
-//! `index` (the index model, its TOON text and file), `text` (normalise and tokenise, shared
+//! `index` (the index model, its TOON text and file), `links` (links
+//! between sections and the links file), `lint` (checks for knowledge maintainers), `text` (normalise and tokenise, shared
 //! by build and search), `search` (query → ranked rows), `output` (the report
 //! a search prints), `eval` (accuracy over query sets) and `mcp` (the search
 //! and read tools over the Model Context Protocol); `cli` turns the
@@ -14,6 +15,8 @@ pub mod error;
 pub mod eval;
 pub mod index;
 pub mod knowledge;
+pub mod links;
+pub(crate) mod lint;
 pub(crate) mod mcp;
 pub(crate) mod output;
 pub mod search;

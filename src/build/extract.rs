@@ -92,6 +92,57 @@ impl Extractor {
     /// Runs the program over `doc`, the contents of the knowledge file
     /// `relative` (found on disk at `path`, named in errors).
     pub fn run(&self, relative: &str, path: &Path, doc: Val) -> Result<Vec<Record>> {
+        self.run_with(relative, path, doc, |_| ())
+            .map(|records| records.into_iter().map(|(record, ())| record).collect())
+    }
+
+    /// [`Extractor::run`], with each entry's hints item by item as the
+    /// program gave them (before they are joined with spaces, which loses
+    /// where a hint of several words ends): what `kbidx lint` judges.
+    pub(crate) fn run_with_hints(
+        &self,
+        relative: &str,
+        path: &Path,
+        doc: Val,
+    ) -> Result<Vec<(Record, Vec<String>)>> {
+        self.run_with(relative, path, doc, hint_items)
+    }
+
+    /// [`Extractor::run`], with the `links` each entry output names, when it
+    /// names any: an array of link targets as they would be written in
+    /// Markdown (`../x.json#anchor`), which replace the links kbidx finds in
+    /// the section's text (a schema that keeps its links in a field of its
+    /// own is thus still understood).
+    pub(crate) fn run_with_links(
+        &self,
+        relative: &str,
+        path: &Path,
+        doc: Val,
+    ) -> Result<Vec<(Record, Option<Vec<String>>)>> {
+        self.run_with(relative, path, doc, |value| {
+            field(value, b"links").and_then(|links| match links {
+                Val::Arr(items) => Some(
+                    items
+                        .iter()
+                        .filter_map(|item| match item {
+                            Val::TStr(s) => Some(text(s)),
+                            _ => None,
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            })
+        })
+    }
+
+    /// Runs the program, turning each output into a record and `extra(output)`.
+    fn run_with<T>(
+        &self,
+        relative: &str,
+        path: &Path,
+        doc: Val,
+        extra: impl Fn(&Val) -> T,
+    ) -> Result<Vec<(Record, T)>> {
         let vars = Vars::new([Val::from(relative.to_owned())]);
         let ctx = Ctx::<Data>::new(&self.filter.lut, vars);
         let mut records = Vec::new();
@@ -117,18 +168,48 @@ impl Extractor {
                     ),
                 )
             })?;
-            records.push(record(value).map_err(|message| {
-                Error::data(
-                    path,
-                    format!(
-                        "output {} of {}: {message}",
-                        i + 1,
-                        crate::error::display(&self.program)
-                    ),
-                )
-            })?);
+            let more = extra(&value);
+            records.push((
+                record(value).map_err(|message| {
+                    Error::data(
+                        path,
+                        format!(
+                            "output {} of {}: {message}",
+                            i + 1,
+                            crate::error::display(&self.program)
+                        ),
+                    )
+                })?,
+                more,
+            ));
         }
         Ok(records)
+    }
+}
+
+/// The field `name` of a program output, when it is an object that has it.
+fn field<'a>(value: &'a Val, name: &[u8]) -> Option<&'a Val> {
+    let Val::Obj(map) = value else {
+        return None;
+    };
+    map.iter().find_map(|(key, value)| match key {
+        Val::TStr(key) | Val::BStr(key) if &key[..] == name => Some(value),
+        _ => None,
+    })
+}
+
+/// The `hints` of a program output, item by item (a single string is one item).
+fn hint_items(value: &Val) -> Vec<String> {
+    match field(value, b"hints") {
+        Some(Val::TStr(s)) if !s.is_empty() => vec![text(s)],
+        Some(Val::Arr(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Val::TStr(s) => Some(text(s)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

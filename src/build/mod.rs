@@ -50,6 +50,11 @@ pub struct Built {
     pub files: usize,
     /// Warnings, each prefixed with the file it is about.
     pub warnings: Vec<String>,
+    /// The links between sections that resolve (see `crate::links`), in
+    /// index order, then in order of appearance; no duplicates, no self-links.
+    pub links: Vec<crate::links::Link>,
+    /// Their TOON encoding: what goes into `links.toon` next to the index.
+    pub links_text: String,
 }
 
 /// [`build`], stopped with [`Error::Timeout`] when it takes longer than
@@ -146,15 +151,21 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
     let extracted = extracted.into_iter().collect::<Result<Vec<FileOutput>>>()?;
     let mut index = Index::default();
     let mut candidates: Vec<Vec<(String, u32)>> = Vec::new();
-    for extracted in extracted {
+    let mut raw_links: Vec<Vec<String>> = Vec::new();
+    let mut anchors = HashMap::new();
+    for (file, extracted) in found.files.iter().zip(extracted) {
         let mut file_candidates = extracted.candidates.into_iter();
+        let mut file_links = extracted.links.into_iter();
         for record in extracted.records {
             if let Record::Entry(entry) = record {
                 index.entries.push(entry);
                 candidates.push(file_candidates.next().unwrap_or_default());
+                raw_links.push(file_links.next().unwrap_or_default());
             }
         }
+        anchors.insert(file.relative.clone(), extracted.anchors);
     }
+    let links = resolve_links(&index, &raw_links, &anchors);
     if with_terms {
         let covered: Vec<String> = index
             .entries
@@ -172,7 +183,36 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
         text,
         files: found.files.len(),
         warnings,
+        links_text: crate::links::encode(&links),
+        links,
     })
+}
+
+/// The links of every row (`raw`, parallel to the index's entries) that
+/// resolve against the files' `anchors`; broken ones are left to `kbidx lint`.
+fn resolve_links(
+    index: &Index,
+    raw: &[Vec<String>],
+    anchors: &HashMap<String, crate::links::resolve::Anchors>,
+) -> Vec<crate::links::Link> {
+    let mut links = Vec::new();
+    for (entry, targets) in index.entries.iter().zip(raw) {
+        let mut seen = std::collections::HashSet::new();
+        for target in targets {
+            let Ok(crate::links::resolve::Target::Section(to)) =
+                crate::links::resolve::resolve(entry.file(), target, anchors)
+            else {
+                continue;
+            };
+            if to != entry.reference && seen.insert(to.clone()) {
+                links.push(crate::links::Link {
+                    from: entry.reference.clone(),
+                    to,
+                });
+            }
+        }
+    }
+    links
 }
 
 /// What one knowledge file gave.
@@ -182,6 +222,10 @@ struct FileOutput {
     /// The term candidates of each entry record, in order (empty unless
     /// terms are derived).
     candidates: Vec<Vec<(String, u32)>>,
+    /// The link targets in the text of each entry record, in order.
+    links: Vec<Vec<String>>,
+    /// What links into this file can name.
+    anchors: crate::links::resolve::Anchors,
 }
 
 /// Reads and extracts every file with one compiled program, on as many
@@ -238,36 +282,49 @@ fn extract_all(
         .collect()
 }
 
-/// Reads, parses and extracts one file; with `with_terms`, also tokenises
-/// the content of each section the program emitted (looked up by section id)
-/// into term candidates.
+/// Reads, parses and extracts one file, and finds the links in the content
+/// of each section the program emitted (looked up by section id); with
+/// `with_terms`, also tokenises that content into term candidates.
 fn extract_one(
     extractor: &Extractor,
     file: &knowledge::KnowledgeFile,
     with_terms: bool,
 ) -> Result<FileOutput> {
     let document = knowledge::read(&file.path)?;
-    let records = extractor.run(&file.relative, &file.path, document.to_jaq())?;
-    let candidates = if with_terms {
-        let sections = crate::knowledge::content::Sections::new(document.value());
-        records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Entry(e) => Some(
-                    sections
-                        .text(crate::index::model::split_reference(&e.reference).1)
-                        .map(|text| crate::build::terms::candidates(&text))
-                        .unwrap_or_default(),
-                ),
-                Record::Warning(_) => None,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let outputs = extractor.run_with_links(&file.relative, &file.path, document.to_jaq())?;
+    let sections = crate::knowledge::content::Sections::new(document.value());
+    let mut candidates = Vec::new();
+    let mut links = Vec::new();
+    let mut records = Vec::with_capacity(outputs.len());
+    for (record, program_links) in outputs {
+        let Record::Entry(e) = &record else {
+            records.push(record);
+            continue;
+        };
+        let text = sections.text(e.section()).unwrap_or_default();
+        // Links the program names replace those found in the text.
+        links.push(program_links.unwrap_or_else(|| {
+            crate::links::markdown::knowledge_links(&text)
+                .into_iter()
+                .map(|l| l.target)
+                .collect()
+        }));
+        if with_terms {
+            candidates.push(crate::build::terms::candidates(&text));
+        }
+        records.push(record);
+    }
+    let anchors = crate::links::resolve::Anchors::of(document.value()).with_rows(
+        records.iter().filter_map(|r| match r {
+            Record::Entry(e) => Some(e.section()),
+            Record::Warning(_) => None,
+        }),
+    );
     Ok(FileOutput {
         records,
         candidates,
+        links,
+        anchors,
     })
 }
 

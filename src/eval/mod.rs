@@ -180,6 +180,9 @@ pub struct Limits {
     pub top: usize,
     /// The `--max-chars` budget [`Metrics::recall_at_chars`] measures.
     pub chars: usize,
+    /// Linked neighbours appended after the ranked results, as `search
+    /// --expand N` does (0: none; needs the links, see [`evaluate_with_links`]).
+    pub expand: usize,
 }
 
 /// The document `kbidx eval --format json` prints.
@@ -237,7 +240,11 @@ pub fn evaluate(
         cases,
         modes,
         methods,
-        Limits { top, chars: 0 },
+        Limits {
+            top,
+            chars: 0,
+            expand: 0,
+        },
         settings,
     )
 }
@@ -256,7 +263,42 @@ pub fn evaluate_full(
     limits: Limits,
     settings: Settings,
 ) -> Result<Vec<Run>> {
+    evaluate_with_links(
+        index,
+        &[],
+        knowledge,
+        cases,
+        modes,
+        methods,
+        limits,
+        settings,
+    )
+}
+
+/// [`evaluate_full`] with the index's `links`, which [`Limits::expand`] follows.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_with_links(
+    index: &Index,
+    links: &[crate::links::Link],
+    knowledge: Option<&Path>,
+    cases: &[Case],
+    modes: &[Mode],
+    methods: &[Method],
+    limits: Limits,
+    settings: Settings,
+) -> Result<Vec<Run>> {
     let top = limits.top;
+    let graph = crate::links::expand::Graph::new(links);
+    let row_of: HashMap<&str, usize> = if limits.expand > 0 {
+        index
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.reference.as_str(), i))
+            .collect()
+    } else {
+        HashMap::new()
+    };
     // Content length (characters) of each row, read on first need, for R@chars.
     let mut library = knowledge.map(crate::knowledge::content::Library::new);
     let mut lengths: HashMap<usize, usize> = HashMap::new();
@@ -299,6 +341,15 @@ pub fn evaluate_full(
                         .collect(),
                     (Method::Bm25, None) => unreachable!("built above when requested"),
                 };
+                let mut rows = rows;
+                if limits.expand > 0 {
+                    let ranked: Vec<&str> = rows
+                        .iter()
+                        .map(|&r| index.entries[r].reference.as_str())
+                        .collect();
+                    let found = graph.neighbours(&ranked, limits.expand);
+                    rows.extend(found.iter().filter_map(|(r, _)| row_of.get(r).copied()));
+                }
                 let mut starts = Vec::with_capacity(rows.len());
                 if let Some(library) = library.as_mut() {
                     let mut offset = 0;

@@ -347,6 +347,8 @@ impl Tools {
             hierarchy: self.settings.hierarchy,
             fallback: self.settings.fallback,
             body: self.settings.body,
+            expand: 0,
+            links: PathBuf::new(),
         };
         let searcher = self.searcher(log)?;
         let report = cli::search_report(&options, searcher)?;

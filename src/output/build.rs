@@ -14,6 +14,10 @@ pub(crate) struct BuildReport {
     pub files: usize,
     /// Index rows (sections).
     pub rows: usize,
+    /// The links file written (checked) with the index.
+    pub links_file: String,
+    /// Its rows: resolved links between sections.
+    pub links: usize,
     /// Warnings, each naming its file first.
     pub warnings: Vec<String>,
     /// What happened to the index file.

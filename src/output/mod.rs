@@ -168,7 +168,7 @@ pub(crate) struct ResultRow {
     pub score: f64,
     /// Score relative to the query's ideal, 0–1 (rounded to 4 decimals).
     pub normalized_score: f64,
-    /// Which stage found it: `index` or `fulltext` (the fallback).
+    /// Which stage found it: `index`, `fulltext` (the fallback) or `linked` (`--expand`).
     pub stage: &'static str,
     /// What matched.
     pub matched: Vec<MatchedRow>,
@@ -185,6 +185,10 @@ pub(crate) struct ResultRow {
     /// Estimated tokens of `content` (see `tokens`), when it is attached.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<usize>,
+    /// `stage: "linked"` (`--expand`): the result this section is linked
+    /// with (it links here, or this section links to it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 impl ResultRow {
@@ -211,6 +215,7 @@ impl ResultRow {
             content: None,
             truncated: false,
             tokens: None,
+            via: None,
         }
     }
 }
@@ -406,6 +411,41 @@ impl Report {
         }
     }
 
+    /// Appends up to `n` linked neighbours of the results (see
+    /// `crate::links::expand`) as `stage: "linked"` rows with `via`, after
+    /// everything ranked: they take only the budget the ranked results leave.
+    pub(crate) fn expand(&mut self, matcher: &Matcher<'_>, links: &[crate::links::Link], n: usize) {
+        let graph = crate::links::expand::Graph::new(links);
+        let ranked: Vec<&str> = self.results.iter().map(|r| r.reference.as_str()).collect();
+        let found = graph.neighbours(&ranked, n);
+        if found.is_empty() {
+            return;
+        }
+        let mut rows: std::collections::HashMap<&str, usize> =
+            found.iter().map(|(r, _)| (*r, usize::MAX)).collect();
+        for row in 0..matcher.len() {
+            let entry = matcher.entry(row);
+            if let Some(slot) = rows.get_mut(entry.reference.as_ref()) {
+                *slot = row;
+            }
+        }
+        let mut added = Vec::new();
+        for (reference, via) in found {
+            // A link names a section the index has no row for only when the
+            // links file is older than the index: skip it.
+            let Some(&row) = rows.get(reference).filter(|&&row| row != usize::MAX) else {
+                continue;
+            };
+            let mut result = ResultRow::new(matcher, row, (0.0, 0.0), "linked", Vec::new());
+            result.via = Some(via);
+            added.push(result);
+        }
+        for mut result in added {
+            result.rank = self.results.len() + 1;
+            self.results.push(result);
+        }
+    }
+
     /// Attaches section text to each result within `budget` (best first; a
     /// cut or left-out text is marked `truncated`, see [`budget`]).
     pub(crate) fn attach_content(
@@ -475,8 +515,12 @@ impl Report {
             if !r.title.is_empty() {
                 s.push_str(&format!("  {}", r.title));
             }
-            if r.stage != "index" {
-                s.push_str(&format!("  [{}]", r.stage));
+            match (&r.via, r.stage) {
+                (Some(via), stage) => {
+                    s.push_str(&format!("  [{stage} via {}]", read::quote_reference(via)));
+                }
+                (None, "index") => {}
+                (None, stage) => s.push_str(&format!("  [{stage}]")),
             }
             s.push('\n');
             if explain {
@@ -605,6 +649,10 @@ impl Report {
         if with_excerpt {
             fields.push("excerpt");
         }
+        let with_via = self.results.iter().any(|r| r.via.is_some());
+        if with_via {
+            fields.push("via");
+        }
         if with_content {
             fields.extend(["content", "truncated", "tokens"]);
         }
@@ -661,6 +709,9 @@ impl Report {
             ];
             if with_excerpt {
                 cells.push(quote(r.excerpt.as_deref().unwrap_or_default(), ','));
+            }
+            if with_via {
+                cells.push(quote(r.via.as_deref().unwrap_or_default(), ','));
             }
             if with_content {
                 cells.push(quote(r.content.as_deref().unwrap_or_default(), ','));

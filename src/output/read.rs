@@ -41,6 +41,22 @@ pub(crate) struct SectionDoc {
     /// The file's links (`official_doc_urls`), when it has any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<String>,
+    /// `--links`: the sections this one links to, in order of appearance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outgoing: Option<Vec<LinkedSection>>,
+    /// `--links`: the sections that link to this one, in index order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backlinks: Option<Vec<LinkedSection>>,
+}
+
+/// A section at the other end of a link (`read --links`).
+#[derive(Debug, Serialize)]
+pub(crate) struct LinkedSection {
+    /// `path#section`.
+    pub reference: String,
+    /// The row's title in the index (absent when the index has no row for it).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub title: String,
 }
 
 /// `kbidx read FILE`: the file's sections.
@@ -90,7 +106,66 @@ impl SectionDoc {
             tokens: estimate(&content),
             content,
             links: links(doc),
+            outgoing: None,
+            backlinks: None,
         })
+    }
+
+    /// Adds the section's outgoing links and backlinks from `links` (the
+    /// links file), titled from `index`.
+    pub(crate) fn with_links(
+        mut self,
+        links: &[crate::links::Link],
+        index: &crate::index::model::Index,
+    ) -> Self {
+        let titles: std::collections::HashMap<&str, &str> = index
+            .entries
+            .iter()
+            .map(|e| (e.reference.as_str(), e.title.as_str()))
+            .collect();
+        let linked = |reference: &str| LinkedSection {
+            reference: reference.to_owned(),
+            title: titles
+                .get(reference)
+                .copied()
+                .unwrap_or_default()
+                .to_owned(),
+        };
+        self.outgoing = Some(
+            links
+                .iter()
+                .filter(|l| l.from == self.reference)
+                .map(|l| linked(&l.to))
+                .collect(),
+        );
+        self.backlinks = Some(
+            links
+                .iter()
+                .filter(|l| l.to == self.reference)
+                .map(|l| linked(&l.from))
+                .collect(),
+        );
+        self
+    }
+
+    /// Text output: the content, then (with `--links`) the links.
+    pub(crate) fn to_text(&self) -> String {
+        let mut s = format!("{}\n", self.content);
+        for (heading, list) in [
+            ("links to", &self.outgoing),
+            ("linked from", &self.backlinks),
+        ] {
+            let Some(list) = list else { continue };
+            s.push_str(&format!("\n{heading} ({}):\n", list.len()));
+            for l in list {
+                s.push_str(&format!("  {}", quote_reference(&l.reference)));
+                if !l.title.is_empty() {
+                    s.push_str(&format!("  {}", l.title));
+                }
+                s.push('\n');
+            }
+        }
+        s
     }
 }
 

@@ -68,6 +68,21 @@ fn committed_index_is_fresh() {
     }
 }
 
+/// The links file next to the index (`index/links.toon`) is committed with it.
+#[test]
+fn committed_links_are_fresh() {
+    let config = config();
+    let path = kbidx::links::path_for(&config.index);
+    let committed = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    assert_eq!(
+        committed,
+        build(&config).links_text,
+        "{} is stale: run `kbidx build` to update",
+        path.display()
+    );
+}
+
 #[test]
 fn knowledge_builds_without_warnings() {
     let built = build(&config());

@@ -31,6 +31,7 @@ mod accuracy;
 mod build;
 mod eval;
 mod index_fresh;
+mod lint;
 mod mcp;
 mod properties;
 mod read;
