@@ -16,7 +16,7 @@ use super::bm25::terms;
 use super::body::BodyIndex;
 use super::{Level, Matcher, Query};
 use crate::text::normalize::normalize;
-use crate::text::tokenize::question_keywords;
+use crate::text::tokenize::{Pos, question_keywords, tokenize};
 
 /// How many top results are looked at.
 const TOP: usize = 10;
@@ -47,20 +47,32 @@ struct Candidate {
     last_row: usize,
 }
 
-/// The words of a title as a question's keywords are extracted (compound
-/// nouns whole: フレームワーク, not フレーム + ワーク), without the pieces
-/// of a longer one.
+/// The nouns of a title, runs of nouns joined (compounds whole:
+/// 楽観的ロック, フレームワーク), from one tokenizer call.
 fn title_words(title: &str) -> Vec<String> {
-    let words = question_keywords(&normalize(title)).unwrap_or_default();
+    let text = normalize(title);
+    let Ok(tokens) = tokenize(&text) else {
+        return Vec::new();
+    };
+    let mut words = Vec::new();
+    let mut run: Option<(usize, usize)> = None;
+    for t in &tokens {
+        // A compound goes on through suffixes (的, 化) and adjoining nouns.
+        let joins = t.pos == Pos::Noun || (t.pos == Pos::Suffix && run.is_some());
+        match &mut run {
+            Some((_, end)) if joins && *end == t.start => *end = t.end,
+            _ => {
+                if let Some((start, end)) = run.take() {
+                    words.push(text[start..end].to_owned());
+                }
+                run = joins.then_some((t.start, t.end));
+            }
+        }
+    }
+    if let Some((start, end)) = run {
+        words.push(text[start..end].to_owned());
+    }
     words
-        .iter()
-        .filter(|w| {
-            !words
-                .iter()
-                .any(|o| o.len() > w.len() && o.contains(w.as_str()))
-        })
-        .cloned()
-        .collect()
 }
 
 /// Up to `limit` suggestions for `query` from the index rows `rows` (the

@@ -759,3 +759,68 @@ fn search_two_pass_alpha_out_of_range() {
         run.stderr
     );
 }
+
+/// SKILL.md is what agents read instead of the code: the index header it
+/// shows is the committed index's, and every result-document field it
+/// names is in a real search answer (with content, a budget and a question).
+#[test]
+fn skill_md_matches_the_index_and_the_json() {
+    let skill = std::fs::read_to_string(crate::common::repo().join("SKILL.md")).unwrap();
+    let index = std::fs::read_to_string(crate::common::repo().join("index/index.toon")).unwrap();
+    let header = index.lines().next().unwrap();
+    let fields = &header[header.find('{').unwrap()..=header.find('}').unwrap()];
+    assert!(
+        skill.contains(&format!("sections[N]{fields}:")),
+        "SKILL.md must show the index header sections[N]{fields}:"
+    );
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--max-tokens",
+            "300",
+            "索引が古いと言われたらどうする？",
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let result = &doc["results"][0];
+    let in_doc = |name: &str| {
+        doc.get(name).is_some()
+            || doc["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r.get(name).is_some())
+            || result["matched"][0].get(name).is_some()
+            || doc["confidence"].get(name).is_some()
+            || doc["suggest"][0].get(name).is_some()
+    };
+    for name in [
+        "reference",
+        "title",
+        "stage",
+        "matched",
+        "keyword",
+        "level",
+        "field",
+        "points",
+        "score",
+        "normalized_score",
+        "content",
+        "truncated",
+        "tokens",
+        "budget",
+        "suggest",
+        "confidence",
+        "coverage",
+        "results",
+    ] {
+        assert!(
+            skill.contains(&format!("`{name}`")) || skill.contains(&format!("`\"{name}\"")),
+            "SKILL.md does not name `{name}`"
+        );
+        assert!(in_doc(name), "the search JSON has no `{name}`: {doc}");
+    }
+}
