@@ -125,6 +125,10 @@ pub(crate) struct EvalArgs {
     /// first N characters `search --with-content --max-chars N` hands over.
     #[arg(long, default_value_t = 20_000, value_name = "N")]
     pub(crate) chars: usize,
+    /// R@chars as `search --max-chars-per-result N` hands over: each result counts at most N
+    /// characters of the budget.
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) chars_per_result: Option<usize>,
     /// Append up to N linked neighbours after each query's results, as `search --expand N`.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) expand: usize,
@@ -568,6 +572,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
         eval::Limits {
             top: args.top,
             chars: args.chars,
+            chars_per_result: args.chars_per_result,
             expand: args.expand,
         },
         eval::Settings {

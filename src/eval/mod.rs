@@ -180,6 +180,9 @@ pub struct Limits {
     pub top: usize,
     /// The `--max-chars` budget [`Metrics::recall_at_chars`] measures.
     pub chars: usize,
+    /// A per-result cap on the hand-over (`--max-chars-per-result`): each
+    /// result spends at most this much of [`Limits::chars`].
+    pub chars_per_result: Option<usize>,
     /// Linked neighbours appended after the ranked results, as `search
     /// --expand N` does (0: none; needs the links, see [`evaluate_with_links`]).
     pub expand: usize,
@@ -243,6 +246,7 @@ pub fn evaluate(
         Limits {
             top,
             chars: 0,
+            chars_per_result: None,
             expand: 0,
         },
         settings,
@@ -355,11 +359,12 @@ pub fn evaluate_with_links(
                     let mut offset = 0;
                     for &row in &rows {
                         starts.push(offset);
-                        offset += *lengths.entry(row).or_insert_with(|| {
+                        let length = *lengths.entry(row).or_insert_with(|| {
                             library
                                 .section(&index.entries[row].reference)
                                 .map_or(0, |text| text.chars().count())
                         });
+                        offset += length.min(limits.chars_per_result.unwrap_or(usize::MAX));
                     }
                 }
                 let position: HashMap<&str, usize> = rows

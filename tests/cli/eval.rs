@@ -78,3 +78,54 @@ fn eval_json() {
     assert_eq!(doc["queries"], 36);
     insta::assert_snapshot!("json", run.transcript());
 }
+
+/// `--chars-per-result N` measures the hand-over of `search
+/// --max-chars-per-result N`: a small cap lets more results start inside
+/// the budget (never fewer), and a cap of 0 is refused.
+#[test]
+fn eval_chars_per_result() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_repo_dir("tests/fixtures", "fixtures");
+    let within = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--eval",
+            "fixtures/queries.jsonl",
+            "--format",
+            "json",
+            "--mode",
+            "question",
+            "--scoring",
+            "default",
+            "--chars",
+            "3000",
+        ];
+        args.extend_from_slice(extra);
+        let run = sandbox.run(&args).success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let metrics = &doc["runs"][0]["metrics"];
+        (
+            metrics["recall_at_chars"].as_f64().unwrap(),
+            metrics["recall_at_30"].as_f64().unwrap(),
+        )
+    };
+    let (whole, recall) = within(&[]);
+    let (capped, _) = within(&["--chars-per-result", "100"]);
+    assert!(whole < capped, "{whole} !< {capped}");
+    // 30 results of at most 100 characters all start inside 3,000.
+    assert_eq!(capped, recall);
+    let run = sandbox.run(&[
+        "eval",
+        "--eval",
+        "fixtures/queries.jsonl",
+        "--chars-per-result",
+        "0",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("must be at least 1"),
+        "{}",
+        run.transcript()
+    );
+}

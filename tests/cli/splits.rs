@@ -40,6 +40,7 @@ fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
         Limits {
             top: 30,
             chars: 20_000,
+            chars_per_result: None,
             expand: 0,
         },
         Settings::default(),
