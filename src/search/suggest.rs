@@ -200,3 +200,27 @@ pub(crate) fn suggest(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Titles give their nouns, compounds whole, normalised.
+    #[test]
+    fn title_words_keep_compounds() {
+        for (title, want) in [
+            ("楽観的ロック", vec!["楽観的ロック"]),
+            ("ユニバーサルDAO", vec!["ユニバーサルdao"]),
+            ("コード管理", vec!["コード管理"]),
+            (
+                "画面などで表示する名称のソート順",
+                vec!["画面", "表示", "名称", "ソート順"],
+            ),
+            // Stop words stay here; `suggest` drops them with its last check.
+            ("Ｐａｇｉｎｇ with offset", vec!["paging", "with", "offset"]),
+            ("", vec![]),
+        ] {
+            assert_eq!(title_words(title), want, "{title}");
+        }
+    }
+}
