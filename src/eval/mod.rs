@@ -17,7 +17,7 @@ pub use crate::search::Settings;
 use crate::search::bm25::Bm25Index;
 use crate::search::fallback;
 use crate::search::query::LevelledKeywords;
-use crate::search::{Level, Matcher, Query, Scoring, Searcher};
+use crate::search::{Diversity, Level, Matcher, Query, Scoring, Searcher};
 
 /// One line of an eval file.
 #[derive(Debug, Clone, Deserialize)]
@@ -271,11 +271,17 @@ pub fn evaluate_full(
         modes,
         methods,
         limits,
+        &Diversity::default(),
         settings,
     )
 }
 
-/// [`evaluate_full`] with the index's `links`, which [`Limits::expand`] follows.
+/// [`evaluate_full`] with the index's `links`, which [`Limits::expand`]
+/// follows, and `diversity` (`--exclude`, `--group-by`) applied as `kbidx
+/// search` applies it (default and seed methods). A section that
+/// `--group-by file` folded into a result's `more` counts for Recall@k, MRR
+/// and nDCG at that result's rank (its reference is handed over), but not
+/// for R@chars (its content is not).
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_with_links(
     index: &Index,
@@ -285,6 +291,7 @@ pub fn evaluate_with_links(
     modes: &[Mode],
     methods: &[Method],
     limits: Limits,
+    diversity: &Diversity,
     settings: Settings,
 ) -> Result<Vec<Run>> {
     let top = limits.top;
@@ -329,16 +336,23 @@ pub fn evaluate_with_links(
         for &method in methods {
             let mut results = Vec::new();
             for (case, query) in &queries {
-                let rows: Vec<usize> = match (method, &bm25) {
-                    (Method::Default, _) => {
-                        searcher.search(query, Scoring::Default, top, None).rows()
+                let (rows, more): (Vec<usize>, Vec<Vec<usize>>) = match (method, &bm25) {
+                    (Method::Default | Method::Seed, _) => {
+                        let scoring = if method == Method::Seed {
+                            Scoring::Seed
+                        } else {
+                            Scoring::Default
+                        };
+                        let ranking = searcher.search_with(query, scoring, top, None, diversity);
+                        (ranking.rows(), ranking.more)
                     }
-                    (Method::Seed, _) => searcher.search(query, Scoring::Seed, top, None).rows(),
-                    (Method::Bm25, Some(bm25)) => bm25
-                        .search(query, top)?
-                        .into_iter()
-                        .map(|(row, _)| row)
-                        .collect(),
+                    (Method::Bm25, Some(bm25)) => (
+                        bm25.search(query, top)?
+                            .into_iter()
+                            .map(|(row, _)| row)
+                            .collect(),
+                        Vec::new(),
+                    ),
                     (Method::Bm25, None) => unreachable!("built above when requested"),
                 };
                 let mut rows = rows;
@@ -362,22 +376,35 @@ pub fn evaluate_with_links(
                         });
                     }
                 }
-                let position: HashMap<&str, usize> = rows
+                let mut position: HashMap<&str, usize> = rows
                     .iter()
                     .enumerate()
                     .map(|(i, &row)| (index.entries[row].reference.as_str(), i + 1))
                     .collect();
+                // Folded sections: at their result's rank, with no content (see above).
+                let mut folded: HashMap<&str, usize> = HashMap::new();
+                for (i, rows) in more.iter().enumerate() {
+                    for &row in rows {
+                        folded.insert(index.entries[row].reference.as_str(), i + 1);
+                    }
+                }
+                for (&reference, &rank) in &folded {
+                    position.entry(reference).or_insert(rank);
+                }
                 let ranks = case
                     .expected
                     .iter()
                     .map(|e| {
                         let reference = format!("{}#{}", e.file, e.section);
                         let rank = position.get(reference.as_str()).copied();
+                        let shown = !folded.contains_key(reference.as_str());
                         ExpectedRank {
+                            starts_at: rank
+                                .filter(|_| shown)
+                                .and_then(|r| starts.get(r - 1).copied()),
                             reference,
                             grade: e.grade,
                             rank,
-                            starts_at: rank.and_then(|r| starts.get(r - 1).copied()),
                         }
                     })
                     .collect();

@@ -103,6 +103,16 @@ pub(super) fn list() -> Value {
                         "default": false,
                         "description": "Attach each result's section text.",
                     },
+                    "exclude": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Globs of knowledge files never to return (paths relative to the knowledge directory), e.g. [\"javadoc/**\", \"releases/**\"]; the list is refilled to `top`.",
+                    },
+                    "group_by": {
+                        "type": "string",
+                        "enum": ["file"],
+                        "description": "`file`: one result per knowledge file (its best section); the file's other sections that ranked above the last result are listed in that result's `more`.",
+                    },
                 },
                 "additionalProperties": false,
             },
@@ -349,6 +359,7 @@ impl Tools {
             body: self.settings.body,
             expand: 0,
             links: PathBuf::new(),
+            diversity: request.diversity.clone(),
         };
         let searcher = self.searcher(log)?;
         let report = cli::search_report(&options, searcher)?;
@@ -405,13 +416,15 @@ struct SearchRequest {
     with_content: bool,
     /// The content budget (`max_chars`, `max_tokens`, `max_tokens_per_result`).
     budget: Budget,
+    /// `exclude` and `group_by`, checked.
+    diversity: crate::search::Diversity,
 }
 
 impl SearchRequest {
     /// Checks `arguments` against the `search` input schema, with messages
     /// that name the argument (`null` counts as absent).
     fn parse(arguments: &Map<String, Value>) -> Result<Self> {
-        const NAMES: [&str; 9] = [
+        const NAMES: [&str; 11] = [
             "question",
             "l1",
             "l2",
@@ -421,6 +434,8 @@ impl SearchRequest {
             "max_chars",
             "max_tokens_per_result",
             "with_content",
+            "exclude",
+            "group_by",
         ];
         check_names(arguments, "search", &NAMES)?;
         let get = |name: &str| arguments.get(name).filter(|v| !v.is_null());
@@ -468,6 +483,12 @@ impl SearchRequest {
                 "`max_tokens_per_result` must be at least 1".into(),
             ));
         }
+        let per_file = match get("group_by") {
+            None => None,
+            Some(Value::String(by)) if by == "file" => Some(1),
+            Some(other) => return Err(wrong_type("group_by", "\"file\"", other)),
+        };
+        let diversity = crate::search::Diversity::new(&keywords("exclude")?, per_file)?;
         let budget = Budget {
             max_chars: count("max_chars")?,
             max_tokens: count("max_tokens")?,
@@ -484,6 +505,7 @@ impl SearchRequest {
             top,
             with_content,
             budget,
+            diversity,
         })
     }
 
@@ -582,7 +604,7 @@ mod tests {
         );
         assert_eq!(
             message(json!({"q": "x"})),
-            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content)"
+            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, exclude, group_by)"
         );
     }
 

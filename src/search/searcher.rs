@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::body::{BodyHit, BodyIndex, Params};
 use super::cache::Cache;
 use super::fallback::{self, Corpus, Pass, Source, Status};
-use super::{Hierarchy, Matcher, Outcome, Query, Scoring};
+use super::{Diversity, Hierarchy, Matcher, Outcome, Query, Scoring};
 use crate::index::file::IndexFile;
 
 /// The body index of `matcher`'s rows: from the search cache when it holds
@@ -112,6 +112,9 @@ pub struct Ranking {
     /// keywords the index pass's own (0 for rows only the body stage found,
     /// which come after).
     pub fused: Vec<(f64, f64)>,
+    /// Per row of `order`, the rows `--group-by file` folded into it (empty
+    /// when nothing was folded or diversity is off).
+    pub more: Vec<Vec<usize>>,
 }
 
 impl Ranking {
@@ -238,6 +241,49 @@ impl<'a> Searcher<'a> {
             body: Vec::new(),
             order,
             fused: Vec::new(),
+            more: Vec::new(),
+        }
+    }
+
+    /// [`Self::search`], then `diversity` (`--exclude`, `--group-by`) before
+    /// the `top` cut: the ranking is searched deeper (4 × `top`, at least
+    /// 100, four times deeper again while too few rows remain) and refilled
+    /// from further down, so the list stays `top` long when the index allows.
+    pub fn search_with(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        min_score: Option<f64>,
+        diversity: &Diversity,
+    ) -> Ranking {
+        if diversity.is_off() {
+            return self.search(query, scoring, top, min_score);
+        }
+        let mut wide = top.saturating_mul(4).max(100);
+        loop {
+            let mut ranking = self.search(query, scoring, wide, min_score);
+            let rows = ranking.rows();
+            let files: Vec<String> = rows
+                .iter()
+                .map(|&r| self.matcher.entry(r).file().to_owned())
+                .collect();
+            let files: Vec<&str> = files.iter().map(String::as_str).collect();
+            let kept = diversity.apply(&files, top);
+            let exhausted = rows.len() < wide || wide >= self.matcher.len();
+            if kept.len() < top && !exhausted {
+                wide = wide.saturating_mul(4);
+                continue;
+            }
+            ranking.order = kept.iter().map(|k| ranking.order[k.at]).collect();
+            if !ranking.fused.is_empty() {
+                ranking.fused = kept.iter().map(|k| ranking.fused[k.at]).collect();
+            }
+            ranking.more = kept
+                .iter()
+                .map(|k| k.folded.iter().map(|&at| rows[at]).collect())
+                .collect();
+            return ranking;
         }
     }
 
@@ -339,6 +385,7 @@ impl<'a> Searcher<'a> {
             body: hits,
             order: ranked.iter().map(|r| r.1).collect(),
             fused,
+            more: Vec::new(),
         }
     }
 
