@@ -212,7 +212,9 @@ pub(crate) enum GroupBy {
 impl DiversityArgs {
     /// The checked globs and grouping (a bad glob is a usage error, before any work).
     pub(crate) fn resolve(&self) -> Result<search::Diversity> {
-        let per_file = self.group_by.map(|GroupBy::File| self.per_file.unwrap_or(1));
+        let per_file = self
+            .group_by
+            .map(|GroupBy::File| self.per_file.unwrap_or(1));
         search::Diversity::new(&self.exclude, per_file)
     }
 }

@@ -486,6 +486,11 @@ impl SearchRequest {
         let per_file = match get("group_by") {
             None => None,
             Some(Value::String(by)) if by == "file" => Some(1),
+            Some(Value::String(by)) => {
+                return Err(Error::Usage(format!(
+                    "`group_by` must be \"file\", not {by:?}"
+                )));
+            }
             Some(other) => return Err(wrong_type("group_by", "\"file\"", other)),
         };
         let diversity = crate::search::Diversity::new(&keywords("exclude")?, per_file)?;
@@ -623,6 +628,19 @@ mod tests {
         assert_eq!(
             (r.budget.max_chars, r.budget.max_tokens, r.top),
             (Some(50), Some(100), 3)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn search_diversity_arguments_are_checked() -> Result<()> {
+        let r = parse(json!({"question": "x", "exclude": ["javadoc/**"], "group_by": "file"}))?;
+        assert!(r.diversity.excludes("javadoc/a/b.json") && !r.diversity.excludes("guide/a.json"));
+        assert!(parse(json!({"question": "x"}))?.diversity.is_off());
+        assert!(message(json!({"question": "x", "exclude": ["a/["]})).contains("invalid glob"));
+        assert_eq!(
+            message(json!({"question": "x", "group_by": "section"})),
+            "`group_by` must be \"file\", not \"section\""
         );
         Ok(())
     }

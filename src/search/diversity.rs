@@ -106,11 +106,14 @@ mod tests {
     #[test]
     fn exclude_drops_matching_files_and_refills_to_top() -> Result<()> {
         let d = Diversity::new(&["javadoc/**".into()], None)?;
-        let files = ["javadoc/a.json", "guide/b.json", "javadoc/x/c.json", "d.json", "e.json"];
-        assert_eq!(
-            shown(&d.apply(&files, 2)),
-            vec![(1, vec![]), (3, vec![])]
-        );
+        let files = [
+            "javadoc/a.json",
+            "guide/b.json",
+            "javadoc/x/c.json",
+            "d.json",
+            "e.json",
+        ];
+        assert_eq!(shown(&d.apply(&files, 2)), vec![(1, vec![]), (3, vec![])]);
         Ok(())
     }
 
