@@ -200,6 +200,10 @@ pub(crate) struct DiversityArgs {
     /// With --group-by file: sections shown per file (default 1).
     #[arg(long, value_name = "N", requires = "group_by", value_parser = at_least_one)]
     pub(crate) per_file: Option<usize>,
+    /// Fold a section whose text is nearly identical to a result above it (character 5-gram
+    /// Jaccard ≥ 0.9, e.g. two release notes) into that result's `more`; reads the results' text.
+    #[arg(long)]
+    pub(crate) collapse: bool,
 }
 
 /// What `--group-by` groups results by.
@@ -215,7 +219,7 @@ impl DiversityArgs {
         let per_file = self
             .group_by
             .map(|GroupBy::File| self.per_file.unwrap_or(1));
-        search::Diversity::new(&self.exclude, per_file)
+        search::Diversity::new(&self.exclude, per_file, self.collapse)
     }
 }
 

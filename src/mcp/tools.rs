@@ -113,6 +113,11 @@ pub(super) fn list() -> Value {
                         "enum": ["file"],
                         "description": "`file`: one result per knowledge file (its best section); the file's other sections that ranked above the last result are listed in that result's `more`.",
                     },
+                    "collapse": {
+                        "type": "boolean",
+                        "default": false,
+                        "description": "Fold sections whose text nearly repeats a result above them (e.g. release notes of two versions) into that result's `more`.",
+                    },
                 },
                 "additionalProperties": false,
             },
@@ -424,7 +429,7 @@ impl SearchRequest {
     /// Checks `arguments` against the `search` input schema, with messages
     /// that name the argument (`null` counts as absent).
     fn parse(arguments: &Map<String, Value>) -> Result<Self> {
-        const NAMES: [&str; 11] = [
+        const NAMES: [&str; 12] = [
             "question",
             "l1",
             "l2",
@@ -436,6 +441,7 @@ impl SearchRequest {
             "with_content",
             "exclude",
             "group_by",
+            "collapse",
         ];
         check_names(arguments, "search", &NAMES)?;
         let get = |name: &str| arguments.get(name).filter(|v| !v.is_null());
@@ -483,6 +489,11 @@ impl SearchRequest {
                 "`max_tokens_per_result` must be at least 1".into(),
             ));
         }
+        let collapse = match get("collapse") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(wrong_type("collapse", "true or false", other)),
+        };
         let per_file = match get("group_by") {
             None => None,
             Some(Value::String(by)) if by == "file" => Some(1),
@@ -493,7 +504,7 @@ impl SearchRequest {
             }
             Some(other) => return Err(wrong_type("group_by", "\"file\"", other)),
         };
-        let diversity = crate::search::Diversity::new(&keywords("exclude")?, per_file)?;
+        let diversity = crate::search::Diversity::new(&keywords("exclude")?, per_file, collapse)?;
         let budget = Budget {
             max_chars: count("max_chars")?,
             max_tokens: count("max_tokens")?,
@@ -609,7 +620,7 @@ mod tests {
         );
         assert_eq!(
             message(json!({"q": "x"})),
-            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, exclude, group_by)"
+            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, exclude, group_by, collapse)"
         );
     }
 

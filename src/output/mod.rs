@@ -189,8 +189,9 @@ pub(crate) struct ResultRow {
     /// with (it links here, or this section links to it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
-    /// `--group-by file`: references of this file's other sections that
-    /// ranked above the last result shown, folded here, best first.
+    /// References folded here, best first, all ranked above the last result
+    /// shown: this file's other sections (`--group-by file`) and sections
+    /// whose text nearly repeats this one's (`--collapse`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more: Vec<String>,
 }
@@ -541,7 +542,13 @@ impl Report {
                 (None, stage) => s.push_str(&format!("  [{stage}]")),
             }
             if !r.more.is_empty() {
-                s.push_str(&format!("  (+{} more in this file)", r.more.len()));
+                let prefix = format!("{}#", r.file);
+                let place = if r.more.iter().all(|m| m.starts_with(&prefix)) {
+                    " in this file"
+                } else {
+                    ", folded"
+                };
+                s.push_str(&format!("  (+{} more{place})", r.more.len()));
             }
             s.push('\n');
             if explain {

@@ -269,7 +269,31 @@ impl<'a> Searcher<'a> {
                 .map(|&r| self.matcher.entry(r).file().to_owned())
                 .collect();
             let files: Vec<&str> = files.iter().map(String::as_str).collect();
-            let kept = diversity.apply(&files, top);
+            // `--collapse`: signatures of the sections compared, read once.
+            let mut library = self
+                .knowledge
+                .as_ref()
+                .filter(|_| diversity.collapse)
+                .map(crate::knowledge::content::Library::new);
+            let mut signatures: std::collections::HashMap<usize, Vec<u64>> =
+                std::collections::HashMap::new();
+            let mut signature = |at: usize| -> Vec<u64> {
+                signatures
+                    .entry(at)
+                    .or_insert_with(|| {
+                        let reference = self.matcher.entry(rows[at]).reference.to_string();
+                        // An unreadable section has no signature: never a duplicate.
+                        library
+                            .as_mut()
+                            .and_then(|l| l.section(&reference).ok())
+                            .map_or_else(Vec::new, |text| super::diversity::signature(&text))
+                    })
+                    .clone()
+            };
+            let kept = diversity.apply(&files, top, |at, earlier| {
+                let (a, b) = (signature(at), signature(earlier));
+                super::diversity::near_duplicate(&a, &b)
+            });
             let exhausted = rows.len() < wide || wide >= self.matcher.len();
             if kept.len() < top && !exhausted {
                 wide = wide.saturating_mul(4);
