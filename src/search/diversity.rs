@@ -192,7 +192,10 @@ mod tests {
             "d.json",
             "e.json",
         ];
-        assert_eq!(shown(&d.apply(&files, 2, |_, _| false)), vec![(1, vec![]), (3, vec![])]);
+        assert_eq!(
+            shown(&d.apply(&files, 2, |_, _| false)),
+            vec![(1, vec![]), (3, vec![])]
+        );
         Ok(())
     }
 
@@ -219,7 +222,10 @@ mod tests {
             Diversity::new(&["a/[".into()], None, false),
             Err(Error::Usage(m)) if m.contains("a/[")
         ));
-        assert!(matches!(Diversity::new(&[], Some(0), false), Err(Error::Usage(_))));
+        assert!(matches!(
+            Diversity::new(&[], Some(0), false),
+            Err(Error::Usage(_))
+        ));
         assert!(Diversity::default().is_off());
     }
 
@@ -232,7 +238,10 @@ mod tests {
         let (a, b, c) = (signature(base), signature(&edited), signature(other));
         assert!(near_duplicate(&a, &b) && near_duplicate(&b, &a));
         assert!(!near_duplicate(&a, &c));
-        assert!(near_duplicate(&a, &signature(&base.to_uppercase().replace(' ', "\n  "))));
+        assert!(near_duplicate(
+            &a,
+            &signature(&base.to_uppercase().replace(' ', "\n  "))
+        ));
         let signatures = [a, c, b];
         let d = Diversity::new(&[], None, true)?;
         let kept = d.apply(&["x", "y", "z"], 3, |i, j| {

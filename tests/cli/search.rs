@@ -947,3 +947,41 @@ fn search_diversity_flags_are_checked_before_work() {
     let run = sandbox.run(&["search", "--group-by", "section", "index"]);
     assert_eq!(run.code, 2, "{}", run.transcript());
 }
+
+#[test]
+fn search_collapse_folds_a_copied_file_into_the_original() {
+    let copy = std::fs::read(crate::common::repo().join("knowledge/guide/build.json")).unwrap();
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("knowledge/guide/build-copy.json", copy)
+        .with_built_index();
+    let question = ["--top", "6", "how do I check that the index is up to date"];
+    let plain = json_results(&sandbox, &question);
+    let file = |r: &serde_json::Value| r["file"].as_str().unwrap().to_owned();
+    assert!(plain.iter().any(|r| file(r) == "guide/build-copy.json"));
+    let collapsed = json_results(&sandbox, &with_args(&["--collapse"], &question));
+    assert_eq!(collapsed.len(), 6, "refilled to --top");
+    // Each pair of identical sections shows once; the other is in its `more`.
+    let sections = |r: &serde_json::Value| r["section"].as_str().unwrap().to_owned();
+    let mut shown: Vec<String> = collapsed
+        .iter()
+        .filter(|r| file(r).starts_with("guide/build"))
+        .map(sections)
+        .collect();
+    let before = shown.len();
+    shown.sort();
+    shown.dedup();
+    assert_eq!(shown.len(), before, "{collapsed:#?}");
+    let folded: Vec<&str> = collapsed
+        .iter()
+        .flat_map(|r| r["more"].as_array().into_iter().flatten())
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(!folded.is_empty(), "{collapsed:#?}");
+    for r in &collapsed {
+        for m in r["more"].as_array().into_iter().flatten() {
+            let (_, section) = m.as_str().unwrap().split_once('#').unwrap();
+            assert_eq!(section, sections(r), "a copy folds into its original: {m}");
+        }
+    }
+}
