@@ -376,32 +376,28 @@ pub fn evaluate_with_links(
                         });
                     }
                 }
-                let mut position: HashMap<&str, usize> = rows
+                let position: HashMap<&str, usize> = rows
                     .iter()
                     .enumerate()
                     .map(|(i, &row)| (index.entries[row].reference.as_str(), i + 1))
                     .collect();
-                // Folded sections: at their result's rank, with no content (see above).
+                // Folded sections: at their result's rank, with no content (see
+                // above), unless they are also listed (a linked neighbour).
                 let mut folded: HashMap<&str, usize> = HashMap::new();
                 for (i, rows) in more.iter().enumerate() {
                     for &row in rows {
                         folded.insert(index.entries[row].reference.as_str(), i + 1);
                     }
                 }
-                for (&reference, &rank) in &folded {
-                    position.entry(reference).or_insert(rank);
-                }
                 let ranks = case
                     .expected
                     .iter()
                     .map(|e| {
                         let reference = format!("{}#{}", e.file, e.section);
-                        let rank = position.get(reference.as_str()).copied();
-                        let shown = !folded.contains_key(reference.as_str());
+                        let listed = position.get(reference.as_str()).copied();
+                        let rank = listed.or_else(|| folded.get(reference.as_str()).copied());
                         ExpectedRank {
-                            starts_at: rank
-                                .filter(|_| shown)
-                                .and_then(|r| starts.get(r - 1).copied()),
+                            starts_at: listed.and_then(|r| starts.get(r - 1).copied()),
                             reference,
                             grade: e.grade,
                             rank,
