@@ -196,6 +196,20 @@ impl<'a> Searcher<'a> {
         top: usize,
         min_score: Option<f64>,
     ) -> Ranking {
+        self.search_deep(query, scoring, top, top, min_score)
+    }
+
+    /// [`Self::search`] for `top` (which sets how deep each stage looks),
+    /// returning up to `cut` rows: the first `top` are those `search` returns,
+    /// in its order, so that diversity's refill does not reorder what it keeps.
+    fn search_deep(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        cut: usize,
+        min_score: Option<f64>,
+    ) -> Ranking {
         if let Some(body) = self.body
             && self.body_possible(scoring)
         {
@@ -227,14 +241,14 @@ impl<'a> Searcher<'a> {
                 }
             };
             if let Some(Some(index)) = self.body_index.get() {
-                return self.fused(query, top, outcome, body, index);
+                return self.fused(query, (top, cut), outcome, body, index);
             }
         }
-        let outcome = self.matcher.search(query, scoring, top, min_score);
+        let outcome = self.matcher.search(query, scoring, cut, min_score);
         let pass = self.fallback(scoring, &outcome, query, top);
         let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
         let fulltext_rows: Vec<usize> = pass.hits.iter().map(|h| h.row).collect();
-        let order = fallback::merge(&index_rows, &fulltext_rows, top);
+        let order = fallback::merge(&index_rows, &fulltext_rows, cut);
         Ranking {
             outcome,
             pass,
@@ -245,10 +259,11 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// [`Self::search`], then `diversity` (`--exclude`, `--group-by`) before
-    /// the `top` cut: the ranking is searched deeper (4 × `top`, at least
-    /// 100, four times deeper again while too few rows remain) and refilled
-    /// from further down, so the list stays `top` long when the index allows.
+    /// [`Self::search`], then `diversity` (`--exclude`, `--group-by`,
+    /// `--collapse`) before the `top` cut: the list is refilled from further
+    /// down the same ranking (4 × `top` rows, at least 100), and only when
+    /// that is not enough are the stages run deeper (4 × as deep each time),
+    /// so the list stays `top` long when the index allows.
     pub fn search_with(
         &self,
         query: &Query,
@@ -260,9 +275,10 @@ impl<'a> Searcher<'a> {
         if diversity.is_off() {
             return self.search(query, scoring, top, min_score);
         }
-        let mut wide = top.saturating_mul(4).max(100);
+        let mut depth = top;
         loop {
-            let mut ranking = self.search(query, scoring, wide, min_score);
+            let cut = depth.saturating_mul(4).max(100);
+            let mut ranking = self.search_deep(query, scoring, depth, cut, min_score);
             let rows = ranking.rows();
             let files: Vec<String> = rows
                 .iter()
@@ -294,9 +310,12 @@ impl<'a> Searcher<'a> {
                 let (a, b) = (signature(at), signature(earlier));
                 super::diversity::near_duplicate(&a, &b)
             });
-            let exhausted = rows.len() < wide || wide >= self.matcher.len();
-            if kept.len() < top && !exhausted {
-                wide = wide.saturating_mul(4);
+            // Every row that scores was ranked: no stage stopped at its depth.
+            let wide = depth.saturating_mul(3).max(100);
+            let complete =
+                rows.len() < cut && ranking.outcome.hits.len() < wide && ranking.body.len() < wide;
+            if kept.len() < top && !complete && depth < self.matcher.len() {
+                depth = depth.saturating_mul(4);
                 continue;
             }
             ranking.order = kept.iter().map(|k| ranking.order[k.at]).collect();
@@ -327,11 +346,12 @@ impl<'a> Searcher<'a> {
     /// `alpha · index + (1 − alpha) · body / best body` (`alpha_hints` for rows
     /// with hints), where `index` is the
     /// index pass's normalised score (0–1). Both stages look further than
-    /// `top` (the outcome too) so that a row one of them ranks low can still rise.
+    /// `top` (the outcome too) so that a row one of them ranks low can still
+    /// rise; `cut` rows at most are kept.
     fn fused(
         &self,
         query: &Query,
-        top: usize,
+        (top, cut): (usize, usize),
         outcome: Outcome,
         body: Body,
         index: &BodyIndex,
@@ -387,7 +407,7 @@ impl<'a> Searcher<'a> {
                 .then(b.3.total_cmp(&a.3))
                 .then(a.0.cmp(&b.0))
         });
-        ranked.truncate(top);
+        ranked.truncate(cut);
         let pass = Pass {
             status: Status::Off,
             confident: fallback::confident(&outcome),

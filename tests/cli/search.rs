@@ -985,3 +985,19 @@ fn search_collapse_folds_a_copied_file_into_the_original() {
         }
     }
 }
+
+/// Refilling searches deeper than `--top`, but what it keeps is in the plain
+/// ranking's order with its scores: an exclude that matches nothing changes nothing.
+#[test]
+fn search_exclude_matching_nothing_keeps_the_ranking() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    for question in ["how do I build and check the index", "索引が古いと言われた"] {
+        let args = ["--top", "7", question];
+        let plain = json_results(&sandbox, &args);
+        let noop = json_results(
+            &sandbox,
+            &with_args(&["--exclude", "no-such-dir/**"], &args),
+        );
+        assert_eq!(plain, noop, "{question}");
+    }
+}
