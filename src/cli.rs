@@ -150,6 +150,9 @@ pub(crate) struct EvalArgs {
     /// Body-stage flags.
     #[command(flatten)]
     pub(crate) body: BodyArgs,
+    /// Result-diversity flags.
+    #[command(flatten)]
+    pub(crate) diversity: DiversityArgs,
 }
 
 /// Two-pass file → section search flags, shared by `search` and `eval`.
@@ -184,6 +187,43 @@ impl HierarchyArgs {
             alpha,
             ..Hierarchy::default()
         }))
+    }
+}
+
+/// Result-diversity flags, shared by `search` and `eval`.
+#[derive(Debug, Default, Args)]
+pub(crate) struct DiversityArgs {
+    /// Never return sections of files matching GLOB (repeatable; paths relative to the knowledge
+    /// directory, globs as kbidx.toml `exclude`), e.g. `javadoc/**`; the list is refilled to --top.
+    #[arg(long, value_name = "GLOB")]
+    pub(crate) exclude: Vec<String>,
+    /// `file`: show each file's best section only (see --per-file) and fold its other sections
+    /// into that result's `more`; the list is refilled to --top.
+    #[arg(long, value_enum, value_name = "BY")]
+    pub(crate) group_by: Option<GroupBy>,
+    /// With --group-by file: sections shown per file (default 1).
+    #[arg(long, value_name = "N", requires = "group_by", value_parser = at_least_one)]
+    pub(crate) per_file: Option<usize>,
+    /// Fold a section whose text is nearly identical to a result above it (character 5-gram
+    /// Jaccard ≥ 0.9, e.g. two release notes) into that result's `more`; reads the results' text.
+    #[arg(long)]
+    pub(crate) collapse: bool,
+}
+
+/// What `--group-by` groups results by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum GroupBy {
+    /// The knowledge file.
+    File,
+}
+
+impl DiversityArgs {
+    /// The checked globs and grouping (a bad glob is a usage error, before any work).
+    pub(crate) fn resolve(&self) -> Result<search::Diversity> {
+        let per_file = self
+            .group_by
+            .map(|GroupBy::File| self.per_file.unwrap_or(1));
+        search::Diversity::new(&self.exclude, per_file, self.collapse)
     }
 }
 
@@ -298,6 +338,9 @@ pub(crate) struct SearchArgs {
     /// Body-stage flags.
     #[command(flatten)]
     pub(crate) body: BodyArgs,
+    /// Result-diversity flags.
+    #[command(flatten)]
+    pub(crate) diversity: DiversityArgs,
     /// Do not use or write the search cache (the index's word index, see README).
     #[arg(long)]
     pub(crate) no_cache: bool,
@@ -457,6 +500,8 @@ pub(crate) struct SearchOptions {
     pub(crate) expand: usize,
     /// The links file (next to the index), read only when `expand` > 0.
     pub(crate) links: PathBuf,
+    /// `--exclude` and `--group-by`.
+    pub(crate) diversity: search::Diversity,
 }
 
 impl SearchOptions {
@@ -497,6 +542,7 @@ impl SearchOptions {
         if args.top == 0 {
             return Err(Error::Usage("--top must be at least 1".into()));
         }
+        let diversity = args.diversity.resolve()?;
         let flags_budget = Budget {
             max_chars: args.max_chars,
             max_tokens: args.max_tokens,
@@ -521,6 +567,7 @@ impl SearchOptions {
             body: args.body.resolve(config),
             expand: args.expand,
             links: crate::links::path_for(args.index.as_deref().unwrap_or(&config.index)),
+            diversity,
         })
     }
 }
@@ -541,6 +588,7 @@ pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<
 }
 
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
+    let diversity = args.diversity.resolve()?;
     let cases = eval::load_cases(&args.eval)?;
     let knowledge = args.knowledge.unwrap_or_else(|| config.knowledge.clone());
     let (index, links) = match &args.index {
@@ -575,6 +623,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             chars_per_result: args.chars_per_result,
             expand: args.expand,
         },
+        &diversity,
         eval::Settings {
             body: args.body.resolve(config),
             hierarchy: args.hierarchy.resolve(config)?,
@@ -624,11 +673,12 @@ fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Wr
 /// Runs `options`' query on `searcher` and builds the result document (with
 /// content when asked): what `kbidx search` prints and the MCP `search` tool returns.
 pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) -> Result<Report> {
-    let ranking = searcher.search(
+    let ranking = searcher.search_with(
         &options.query,
         options.scoring,
         options.top,
         options.min_score,
+        &options.diversity,
     );
     let matcher = searcher.matcher();
     let mut report = Report::new(matcher, &options.query, options.scoring, &ranking.outcome);
@@ -641,6 +691,16 @@ pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) ->
             &crate::links::load(&options.links)?,
             options.expand,
         );
+        // Linked neighbours obey --exclude as the ranked results do.
+        let before = report.results.len();
+        report
+            .results
+            .retain(|r| r.stage != "linked" || !options.diversity.excludes(&r.file));
+        if report.results.len() < before {
+            for (i, r) in report.results.iter_mut().enumerate() {
+                r.rank = i + 1;
+            }
+        }
     }
     if options.with_content {
         let mut library = Library::new(&options.knowledge);

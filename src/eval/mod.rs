@@ -17,7 +17,7 @@ pub use crate::search::Settings;
 use crate::search::bm25::Bm25Index;
 use crate::search::fallback;
 use crate::search::query::LevelledKeywords;
-use crate::search::{Level, Matcher, Query, Scoring, Searcher};
+use crate::search::{Diversity, Level, Matcher, Query, Scoring, Searcher};
 
 /// One line of an eval file.
 #[derive(Debug, Clone, Deserialize)]
@@ -275,11 +275,17 @@ pub fn evaluate_full(
         modes,
         methods,
         limits,
+        &Diversity::default(),
         settings,
     )
 }
 
-/// [`evaluate_full`] with the index's `links`, which [`Limits::expand`] follows.
+/// [`evaluate_full`] with the index's `links`, which [`Limits::expand`]
+/// follows, and `diversity` (`--exclude`, `--group-by`) applied as `kbidx
+/// search` applies it (default and seed methods). A section that
+/// `--group-by file` folded into a result's `more` counts for Recall@k, MRR
+/// and nDCG at that result's rank (its reference is handed over), but not
+/// for R@chars (its content is not).
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_with_links(
     index: &Index,
@@ -289,6 +295,7 @@ pub fn evaluate_with_links(
     modes: &[Mode],
     methods: &[Method],
     limits: Limits,
+    diversity: &Diversity,
     settings: Settings,
 ) -> Result<Vec<Run>> {
     let top = limits.top;
@@ -333,16 +340,23 @@ pub fn evaluate_with_links(
         for &method in methods {
             let mut results = Vec::new();
             for (case, query) in &queries {
-                let rows: Vec<usize> = match (method, &bm25) {
-                    (Method::Default, _) => {
-                        searcher.search(query, Scoring::Default, top, None).rows()
+                let (rows, more): (Vec<usize>, Vec<Vec<usize>>) = match (method, &bm25) {
+                    (Method::Default | Method::Seed, _) => {
+                        let scoring = if method == Method::Seed {
+                            Scoring::Seed
+                        } else {
+                            Scoring::Default
+                        };
+                        let ranking = searcher.search_with(query, scoring, top, None, diversity);
+                        (ranking.rows(), ranking.more)
                     }
-                    (Method::Seed, _) => searcher.search(query, Scoring::Seed, top, None).rows(),
-                    (Method::Bm25, Some(bm25)) => bm25
-                        .search(query, top)?
-                        .into_iter()
-                        .map(|(row, _)| row)
-                        .collect(),
+                    (Method::Bm25, Some(bm25)) => (
+                        bm25.search(query, top)?
+                            .into_iter()
+                            .map(|(row, _)| row)
+                            .collect(),
+                        Vec::new(),
+                    ),
                     (Method::Bm25, None) => unreachable!("built above when requested"),
                 };
                 let mut rows = rows;
@@ -372,17 +386,26 @@ pub fn evaluate_with_links(
                     .enumerate()
                     .map(|(i, &row)| (index.entries[row].reference.as_str(), i + 1))
                     .collect();
+                // Folded sections: at their result's rank, with no content (see
+                // above), unless they are also listed (a linked neighbour).
+                let mut folded: HashMap<&str, usize> = HashMap::new();
+                for (i, rows) in more.iter().enumerate() {
+                    for &row in rows {
+                        folded.insert(index.entries[row].reference.as_str(), i + 1);
+                    }
+                }
                 let ranks = case
                     .expected
                     .iter()
                     .map(|e| {
                         let reference = format!("{}#{}", e.file, e.section);
-                        let rank = position.get(reference.as_str()).copied();
+                        let listed = position.get(reference.as_str()).copied();
+                        let rank = listed.or_else(|| folded.get(reference.as_str()).copied());
                         ExpectedRank {
+                            starts_at: listed.and_then(|r| starts.get(r - 1).copied()),
                             reference,
                             grade: e.grade,
                             rank,
-                            starts_at: rank.and_then(|r| starts.get(r - 1).copied()),
                         }
                     })
                     .collect();

@@ -228,7 +228,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Document> {
     Ok(Document { value })
 }
 
-fn glob_set(patterns: &[String]) -> Result<GlobSet> {
+pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
         let glob = Glob::new(pattern)

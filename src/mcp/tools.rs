@@ -103,6 +103,21 @@ pub(super) fn list() -> Value {
                         "default": false,
                         "description": "Attach each result's section text.",
                     },
+                    "exclude": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Globs of knowledge files never to return (paths relative to the knowledge directory), e.g. [\"javadoc/**\", \"releases/**\"]; the list is refilled to `top`.",
+                    },
+                    "group_by": {
+                        "type": "string",
+                        "enum": ["file"],
+                        "description": "`file`: one result per knowledge file (its best section); the file's other sections that ranked above the last result are listed in that result's `more`.",
+                    },
+                    "collapse": {
+                        "type": "boolean",
+                        "default": false,
+                        "description": "Fold sections whose text nearly repeats a result above them (e.g. release notes of two versions) into that result's `more`.",
+                    },
                 },
                 "additionalProperties": false,
             },
@@ -349,6 +364,7 @@ impl Tools {
             body: self.settings.body,
             expand: 0,
             links: PathBuf::new(),
+            diversity: request.diversity.clone(),
         };
         let searcher = self.searcher(log)?;
         let report = cli::search_report(&options, searcher)?;
@@ -405,13 +421,15 @@ struct SearchRequest {
     with_content: bool,
     /// The content budget (`max_chars`, `max_tokens`, `max_tokens_per_result`).
     budget: Budget,
+    /// `exclude` and `group_by`, checked.
+    diversity: crate::search::Diversity,
 }
 
 impl SearchRequest {
     /// Checks `arguments` against the `search` input schema, with messages
     /// that name the argument (`null` counts as absent).
     fn parse(arguments: &Map<String, Value>) -> Result<Self> {
-        const NAMES: [&str; 9] = [
+        const NAMES: [&str; 12] = [
             "question",
             "l1",
             "l2",
@@ -421,6 +439,9 @@ impl SearchRequest {
             "max_chars",
             "max_tokens_per_result",
             "with_content",
+            "exclude",
+            "group_by",
+            "collapse",
         ];
         check_names(arguments, "search", &NAMES)?;
         let get = |name: &str| arguments.get(name).filter(|v| !v.is_null());
@@ -468,6 +489,22 @@ impl SearchRequest {
                 "`max_tokens_per_result` must be at least 1".into(),
             ));
         }
+        let collapse = match get("collapse") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(wrong_type("collapse", "true or false", other)),
+        };
+        let per_file = match get("group_by") {
+            None => None,
+            Some(Value::String(by)) if by == "file" => Some(1),
+            Some(Value::String(by)) => {
+                return Err(Error::Usage(format!(
+                    "`group_by` must be \"file\", not {by:?}"
+                )));
+            }
+            Some(other) => return Err(wrong_type("group_by", "\"file\"", other)),
+        };
+        let diversity = crate::search::Diversity::new(&keywords("exclude")?, per_file, collapse)?;
         let budget = Budget {
             max_chars: count("max_chars")?,
             max_tokens: count("max_tokens")?,
@@ -484,6 +521,7 @@ impl SearchRequest {
             top,
             with_content,
             budget,
+            diversity,
         })
     }
 
@@ -582,7 +620,7 @@ mod tests {
         );
         assert_eq!(
             message(json!({"q": "x"})),
-            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content)"
+            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, exclude, group_by, collapse)"
         );
     }
 
@@ -601,6 +639,19 @@ mod tests {
         assert_eq!(
             (r.budget.max_chars, r.budget.max_tokens, r.top),
             (Some(50), Some(100), 3)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn search_diversity_arguments_are_checked() -> Result<()> {
+        let r = parse(json!({"question": "x", "exclude": ["javadoc/**"], "group_by": "file"}))?;
+        assert!(r.diversity.excludes("javadoc/a/b.json") && !r.diversity.excludes("guide/a.json"));
+        assert!(parse(json!({"question": "x"}))?.diversity.is_off());
+        assert!(message(json!({"question": "x", "exclude": ["a/["]})).contains("invalid glob"));
+        assert_eq!(
+            message(json!({"question": "x", "group_by": "section"})),
+            "`group_by` must be \"file\", not \"section\""
         );
         Ok(())
     }

@@ -189,6 +189,11 @@ pub(crate) struct ResultRow {
     /// with (it links here, or this section links to it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
+    /// References folded here, best first, all ranked above the last result
+    /// shown: this file's other sections (`--group-by file`) and sections
+    /// whose text nearly repeats this one's (`--collapse`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<String>,
 }
 
 impl ResultRow {
@@ -216,6 +221,7 @@ impl ResultRow {
             truncated: false,
             tokens: None,
             via: None,
+            more: Vec::new(),
         }
     }
 }
@@ -350,7 +356,14 @@ impl Report {
                 top
             ),
         };
-        if pass.hits.is_empty() && ranking.fused.is_empty() {
+        // The index pass's results in their own order are already in place.
+        let as_is = ranking.order.len() == self.results.len()
+            && ranking
+                .order
+                .iter()
+                .enumerate()
+                .all(|(i, s)| matches!(s, fallback::Source::Index(k) if *k == i));
+        if pass.hits.is_empty() && ranking.fused.is_empty() && as_is {
             return;
         }
         let mut index_results: Vec<Option<ResultRow>> = std::mem::take(&mut self.results)
@@ -388,6 +401,12 @@ impl Report {
             };
             if let Some(mut row) = row {
                 row.rank = i + 1;
+                if let Some(more) = ranking.more.get(i) {
+                    row.more = more
+                        .iter()
+                        .map(|&r| entries.entry(r).reference.to_string())
+                        .collect();
+                }
                 // Fused rankings: the score that put the row here.
                 if let Some(&(score, normalized)) = ranking.fused.get(i) {
                     row.score = round(score);
@@ -522,6 +541,15 @@ impl Report {
                 (None, "index") => {}
                 (None, stage) => s.push_str(&format!("  [{stage}]")),
             }
+            if !r.more.is_empty() {
+                let prefix = format!("{}#", r.file);
+                let place = if r.more.iter().all(|m| m.starts_with(&prefix)) {
+                    " in this file"
+                } else {
+                    ", folded"
+                };
+                s.push_str(&format!("  (+{} more{place})", r.more.len()));
+            }
             s.push('\n');
             if explain {
                 s.push_str(&format!("       stage: {}\n", r.stage));
@@ -653,6 +681,10 @@ impl Report {
         if with_via {
             fields.push("via");
         }
+        let with_more = self.results.iter().any(|r| !r.more.is_empty());
+        if with_more {
+            fields.push("more");
+        }
         if with_content {
             fields.extend(["content", "truncated", "tokens"]);
         }
@@ -712,6 +744,9 @@ impl Report {
             }
             if with_via {
                 cells.push(quote(r.via.as_deref().unwrap_or_default(), ','));
+            }
+            if with_more {
+                cells.push(quote(&r.more.join(" "), ','));
             }
             if with_content {
                 cells.push(quote(r.content.as_deref().unwrap_or_default(), ','));

@@ -12,6 +12,7 @@
 pub(crate) mod bm25;
 pub(crate) mod body;
 pub(crate) mod cache;
+mod diversity;
 pub(crate) mod fallback;
 mod fields;
 mod haystack;
@@ -23,6 +24,7 @@ mod searcher;
 pub(crate) mod suggest;
 mod words;
 
+pub use diversity::Diversity;
 pub use fields::Field;
 pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
 pub use matcher::Matcher;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::body::{BodyHit, BodyIndex, Params};
 use super::cache::Cache;
 use super::fallback::{self, Corpus, Pass, Source, Status};
-use super::{Hierarchy, Matcher, Outcome, Query, Scoring};
+use super::{Diversity, Hierarchy, Matcher, Outcome, Query, Scoring};
 use crate::index::file::IndexFile;
 
 /// The body index of `matcher`'s rows: from the search cache when it holds
@@ -112,6 +112,9 @@ pub struct Ranking {
     /// keywords the index pass's own (0 for rows only the body stage found,
     /// which come after).
     pub fused: Vec<(f64, f64)>,
+    /// Per row of `order`, the rows `--group-by file` folded into it (empty
+    /// when nothing was folded or diversity is off).
+    pub more: Vec<Vec<usize>>,
 }
 
 impl Ranking {
@@ -193,6 +196,20 @@ impl<'a> Searcher<'a> {
         top: usize,
         min_score: Option<f64>,
     ) -> Ranking {
+        self.search_deep(query, scoring, top, top, min_score)
+    }
+
+    /// [`Self::search`] for `top` (which sets how deep each stage looks),
+    /// returning up to `cut` rows: the first `top` are those `search` returns,
+    /// in its order, so that diversity's refill does not reorder what it keeps.
+    fn search_deep(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        cut: usize,
+        min_score: Option<f64>,
+    ) -> Ranking {
         if let Some(body) = self.body
             && self.body_possible(scoring)
         {
@@ -224,20 +241,92 @@ impl<'a> Searcher<'a> {
                 }
             };
             if let Some(Some(index)) = self.body_index.get() {
-                return self.fused(query, top, outcome, body, index);
+                return self.fused(query, (top, cut), outcome, body, index);
             }
         }
-        let outcome = self.matcher.search(query, scoring, top, min_score);
+        let outcome = self.matcher.search(query, scoring, cut, min_score);
         let pass = self.fallback(scoring, &outcome, query, top);
         let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
         let fulltext_rows: Vec<usize> = pass.hits.iter().map(|h| h.row).collect();
-        let order = fallback::merge(&index_rows, &fulltext_rows, top);
+        let order = fallback::merge(&index_rows, &fulltext_rows, cut);
         Ranking {
             outcome,
             pass,
             body: Vec::new(),
             order,
             fused: Vec::new(),
+            more: Vec::new(),
+        }
+    }
+
+    /// [`Self::search`], then `diversity` (`--exclude`, `--group-by`,
+    /// `--collapse`) before the `top` cut: the list is refilled from further
+    /// down the same ranking (4 × `top` rows, at least 100), and only when
+    /// that is not enough are the stages run deeper (4 × as deep each time),
+    /// so the list stays `top` long when the index allows.
+    pub fn search_with(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        min_score: Option<f64>,
+        diversity: &Diversity,
+    ) -> Ranking {
+        if diversity.is_off() {
+            return self.search(query, scoring, top, min_score);
+        }
+        let mut depth = top;
+        loop {
+            let cut = depth.saturating_mul(4).max(100);
+            let mut ranking = self.search_deep(query, scoring, depth, cut, min_score);
+            let rows = ranking.rows();
+            let files: Vec<String> = rows
+                .iter()
+                .map(|&r| self.matcher.entry(r).file().to_owned())
+                .collect();
+            let files: Vec<&str> = files.iter().map(String::as_str).collect();
+            // `--collapse`: signatures of the sections compared, read once.
+            let mut library = self
+                .knowledge
+                .as_ref()
+                .filter(|_| diversity.collapse)
+                .map(crate::knowledge::content::Library::new);
+            let mut signatures: std::collections::HashMap<usize, Vec<u64>> =
+                std::collections::HashMap::new();
+            let mut signature = |at: usize| -> Vec<u64> {
+                signatures
+                    .entry(at)
+                    .or_insert_with(|| {
+                        let reference = self.matcher.entry(rows[at]).reference.to_string();
+                        // An unreadable section has no signature: never a duplicate.
+                        library
+                            .as_mut()
+                            .and_then(|l| l.section(&reference).ok())
+                            .map_or_else(Vec::new, |text| super::diversity::signature(&text))
+                    })
+                    .clone()
+            };
+            let kept = diversity.apply(&files, top, |at, earlier| {
+                let (a, b) = (signature(at), signature(earlier));
+                super::diversity::near_duplicate(&a, &b)
+            });
+            // Every row that scores was ranked: no stage stopped at its depth.
+            let wide = depth.saturating_mul(3).max(100);
+            let complete =
+                rows.len() < cut && ranking.outcome.hits.len() < wide && ranking.body.len() < wide;
+            if kept.len() < top && !complete && depth < self.matcher.len() {
+                depth = depth.saturating_mul(4);
+                continue;
+            }
+            ranking.order = kept.iter().map(|k| ranking.order[k.at]).collect();
+            if !ranking.fused.is_empty() {
+                ranking.fused = kept.iter().map(|k| ranking.fused[k.at]).collect();
+            }
+            ranking.more = kept
+                .iter()
+                .map(|k| k.folded.iter().map(|&at| rows[at]).collect())
+                .collect();
+            return ranking;
         }
     }
 
@@ -257,11 +346,12 @@ impl<'a> Searcher<'a> {
     /// `alpha · index + (1 − alpha) · body / best body` (`alpha_hints` for rows
     /// with hints), where `index` is the
     /// index pass's normalised score (0–1). Both stages look further than
-    /// `top` (the outcome too) so that a row one of them ranks low can still rise.
+    /// `top` (the outcome too) so that a row one of them ranks low can still
+    /// rise; `cut` rows at most are kept.
     fn fused(
         &self,
         query: &Query,
-        top: usize,
+        (top, cut): (usize, usize),
         outcome: Outcome,
         body: Body,
         index: &BodyIndex,
@@ -317,7 +407,7 @@ impl<'a> Searcher<'a> {
                 .then(b.3.total_cmp(&a.3))
                 .then(a.0.cmp(&b.0))
         });
-        ranked.truncate(top);
+        ranked.truncate(cut);
         let pass = Pass {
             status: Status::Off,
             confident: fallback::confident(&outcome),
@@ -339,6 +429,7 @@ impl<'a> Searcher<'a> {
             body: hits,
             order: ranked.iter().map(|r| r.1).collect(),
             fused,
+            more: Vec::new(),
         }
     }
 

@@ -129,3 +129,47 @@ fn eval_chars_per_result() {
         run.transcript()
     );
 }
+
+/// `eval --group-by file`: folded sections count for Recall@k at their
+/// result's rank, never for R@chars; a bad glob stops it before any work.
+#[test]
+fn eval_group_by_file_and_exclude() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_repo_dir("tests/fixtures", "fixtures");
+    let eval = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--eval",
+            "fixtures/queries.jsonl",
+            "--format",
+            "json",
+            "--mode",
+            "question",
+            "--scoring",
+            "default",
+        ];
+        args.extend(extra);
+        let run = sandbox.run(&args).success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        doc["runs"][0].clone()
+    };
+    let plain = eval(&[]);
+    let grouped = eval(&["--group-by", "file"]);
+    let metric = |run: &serde_json::Value, name: &str| run["metrics"][name].as_f64().unwrap();
+    assert!(metric(&grouped, "recall_at_30") >= metric(&plain, "recall_at_30"));
+    assert!(metric(&grouped, "recall_at_chars") <= metric(&plain, "recall_at_chars"));
+    // A found section without a start offset is a folded one.
+    let folded = grouped["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["ranks"].as_array().unwrap().clone())
+        .filter(|r| r["rank"].is_u64() && r["starts_at"].is_null())
+        .count();
+    assert!(folded > 0);
+    let excluded = eval(&["--exclude", "**"]);
+    assert_eq!(metric(&excluded, "recall_at_30"), 0.0);
+    let run = sandbox.run(&["eval", "--eval", "fixtures/queries.jsonl", "--exclude", "["]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+}

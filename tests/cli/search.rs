@@ -824,3 +824,180 @@ fn skill_md_matches_the_index_and_the_json() {
         assert!(in_doc(name), "the search JSON has no `{name}`: {doc}");
     }
 }
+
+/// The JSON results of `kbidx search --format json` with `args`.
+fn json_results(sandbox: &Sandbox, args: &[&str]) -> Vec<serde_json::Value> {
+    let run = sandbox
+        .run(&with_args(&["search", "--format", "json"], args))
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    doc["results"].as_array().unwrap().clone()
+}
+
+#[test]
+fn search_exclude_drops_files_and_refills_to_top() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let question = ["--top", "8", "how do I build and check the index"];
+    let plain = json_results(&sandbox, &question);
+    assert!(
+        plain
+            .iter()
+            .any(|r| r["file"].as_str().unwrap().starts_with("guide/"))
+    );
+    let excluded = json_results(
+        &sandbox,
+        &with_args(
+            &["--exclude", "guide/**", "--exclude", "troubleshooting.json"],
+            &question,
+        ),
+    );
+    assert_eq!(excluded.len(), 8, "refilled to --top");
+    for r in &excluded {
+        let file = r["file"].as_str().unwrap();
+        assert!(
+            !file.starts_with("guide/") && file != "troubleshooting.json",
+            "{file}"
+        );
+    }
+    // Ranks are renumbered and the kept rows keep their relative order.
+    let ranks: Vec<u64> = excluded
+        .iter()
+        .map(|r| r["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ranks, (1..=8).collect::<Vec<u64>>());
+    let kept: Vec<&str> = plain
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .filter(|r| excluded.iter().any(|e| e["reference"] == *r))
+        .collect();
+    let order: Vec<&str> = excluded
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .filter(|r| kept.contains(r))
+        .collect();
+    assert_eq!(kept, order);
+}
+
+#[test]
+fn search_group_by_file_folds_sections_into_more() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let question = ["--top", "6", "how do I build and check the index"];
+    let plain = json_results(&sandbox, &question);
+    let grouped = json_results(&sandbox, &with_args(&["--group-by", "file"], &question));
+    assert_eq!(grouped.len(), 6, "refilled to --top");
+    let files: Vec<&str> = grouped
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
+    let mut unique = files.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), files.len(), "one result per file: {files:?}");
+    // The first result is the plain ranking's first, and every folded
+    // section belongs to its result's file.
+    assert_eq!(grouped[0]["reference"], plain[0]["reference"]);
+    let mut folded = 0;
+    for r in &grouped {
+        for more in r["more"].as_array().into_iter().flatten() {
+            let more = more.as_str().unwrap();
+            assert!(
+                more.starts_with(&format!("{}#", r["file"].as_str().unwrap())),
+                "{more}"
+            );
+            folded += 1;
+        }
+    }
+    assert!(
+        folded > 0,
+        "this question ranks several sections of one file high"
+    );
+    // Two per file: more results per file, fewer folded.
+    let two = json_results(
+        &sandbox,
+        &with_args(&["--group-by", "file", "--per-file", "2"], &question),
+    );
+    let most = two
+        .iter()
+        .map(|r| two.iter().filter(|s| s["file"] == r["file"]).count())
+        .max();
+    assert_eq!(most, Some(2));
+    // Text output says how many were folded.
+    let text = sandbox
+        .run(&with_args(&["search", "--group-by", "file"], &question))
+        .success();
+    assert!(
+        text.stdout.contains("more in this file)"),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn search_diversity_flags_are_checked_before_work() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox.run(&["search", "--exclude", "guide/[", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("invalid glob \"guide/[\""),
+        "{}",
+        run.transcript()
+    );
+    let run = sandbox.run(&["search", "--per-file", "2", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    let run = sandbox.run(&["search", "--group-by", "section", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+}
+
+#[test]
+fn search_collapse_folds_a_copied_file_into_the_original() {
+    let copy = std::fs::read(crate::common::repo().join("knowledge/guide/build.json")).unwrap();
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("knowledge/guide/build-copy.json", copy)
+        .with_built_index();
+    let question = ["--top", "6", "how do I check that the index is up to date"];
+    let plain = json_results(&sandbox, &question);
+    let file = |r: &serde_json::Value| r["file"].as_str().unwrap().to_owned();
+    assert!(plain.iter().any(|r| file(r) == "guide/build-copy.json"));
+    let collapsed = json_results(&sandbox, &with_args(&["--collapse"], &question));
+    assert_eq!(collapsed.len(), 6, "refilled to --top");
+    // Each pair of identical sections shows once; the other is in its `more`.
+    let sections = |r: &serde_json::Value| r["section"].as_str().unwrap().to_owned();
+    let mut shown: Vec<String> = collapsed
+        .iter()
+        .filter(|r| file(r).starts_with("guide/build"))
+        .map(sections)
+        .collect();
+    let before = shown.len();
+    shown.sort();
+    shown.dedup();
+    assert_eq!(shown.len(), before, "{collapsed:#?}");
+    let folded: Vec<&str> = collapsed
+        .iter()
+        .flat_map(|r| r["more"].as_array().into_iter().flatten())
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(!folded.is_empty(), "{collapsed:#?}");
+    for r in &collapsed {
+        for m in r["more"].as_array().into_iter().flatten() {
+            let (_, section) = m.as_str().unwrap().split_once('#').unwrap();
+            assert_eq!(section, sections(r), "a copy folds into its original: {m}");
+        }
+    }
+}
+
+/// Refilling searches deeper than `--top`, but what it keeps is in the plain
+/// ranking's order with its scores: an exclude that matches nothing changes nothing.
+#[test]
+fn search_exclude_matching_nothing_keeps_the_ranking() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    for question in ["how do I build and check the index", "索引が古いと言われた"] {
+        let args = ["--top", "7", question];
+        let plain = json_results(&sandbox, &args);
+        let noop = json_results(
+            &sandbox,
+            &with_args(&["--exclude", "no-such-dir/**"], &args),
+        );
+        assert_eq!(plain, noop, "{question}");
+    }
+}
