@@ -14,7 +14,7 @@ pub(crate) mod body;
 pub(crate) mod cache;
 pub(crate) mod fallback;
 mod fields;
-mod haystack;
+pub(crate) mod haystack;
 mod hierarchy;
 mod matcher;
 pub(crate) mod query;
