@@ -218,13 +218,26 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
     let root = Root::new(&options.knowledge);
     let mut by_file: Vec<(&str, Vec<Row<'_>>)> = Vec::new();
     let mut document: Option<(String, Option<crate::knowledge::Document>)> = None;
+    // Per file: its bytes' hash, so any edit of the file rewrites it.
+    let mut bytes_hash: HashMap<&str, u128> = HashMap::new();
     for entry in &built.index.entries {
         let (file, id) = split_reference(&entry.reference);
         if document.as_ref().is_none_or(|(f, _)| f != file) {
-            let doc = root
+            let bytes = root
                 .resolve(file, file)
-                .and_then(|path| crate::knowledge::read(&path))
+                .and_then(|path| {
+                    std::fs::read(&path)
+                        .map(|b| (path, b))
+                        .map_err(|e| Error::io(file, "cannot read", e))
+                })
                 .ok();
+            bytes_hash.insert(
+                file,
+                bytes
+                    .as_ref()
+                    .map_or(0, |(_, b)| xxhash_rust::xxh3::xxh3_128(b)),
+            );
+            let doc = bytes.and_then(|(path, b)| crate::knowledge::parse(&path, &b).ok());
             document = Some((file.to_owned(), doc));
         }
         let content = document
@@ -238,7 +251,10 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
             rows.push(Row { entry, content });
         }
     }
-    let hashes: Vec<String> = by_file.iter().map(|(_, rows)| file_hash(rows)).collect();
+    let hashes: Vec<String> = by_file
+        .iter()
+        .map(|(file, rows)| file_hash(bytes_hash.get(file).copied().unwrap_or(0), rows))
+        .collect();
 
     let mut tx = client
         .transaction()
@@ -340,12 +356,13 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
     })
 }
 
-/// What a file's rows hold, hashed: a file is rewritten when its text or
-/// what was extracted from it (titles, hints, the derived terms, which
-/// depend on the whole corpus) changed.
-fn file_hash(rows: &[Row<'_>]) -> String {
+/// A file's content hash: its bytes (`bytes`, hashed) and what its rows hold,
+/// so a file is rewritten when it changed or what was extracted from it did
+/// (the derived terms depend on the whole corpus; a new `--filter` too).
+fn file_hash(bytes: u128, rows: &[Row<'_>]) -> String {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(&SCHEMA_VERSION.to_le_bytes());
+    hasher.update(&bytes.to_le_bytes());
     for row in rows {
         let e = row.entry;
         for field in [
