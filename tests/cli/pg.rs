@@ -3,7 +3,8 @@
 //! Each test starts a throwaway server ([`Server`]: `initdb` + `pg_ctl` in a temporary
 //! directory, on a free loopback port, password authentication, as an unprivileged user when
 //! the tests run as root) and stops it when dropped. Without `initdb`/`pg_ctl` on the machine
-//! (PATH or /usr/lib/postgresql/*/bin) the tests print a notice and pass.
+//! (PATH or /usr/lib/postgresql/*/bin) the tests print a notice and pass, unless
+//! `KBIDX_REQUIRE_PG` is set (as `.ci/run` does).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -56,6 +57,11 @@ impl Server {
     /// A started server, or `None` (with a notice) when PostgreSQL is not installed.
     fn start(test: &str) -> Option<Self> {
         let (Some(initdb), Some(pg_ctl)) = (find_bin("initdb"), find_bin("pg_ctl")) else {
+            // .ci/run installs PostgreSQL and sets this: there, a skip would hide a failure.
+            assert!(
+                std::env::var_os("KBIDX_REQUIRE_PG").is_none(),
+                "{test}: KBIDX_REQUIRE_PG is set but initdb/pg_ctl were not found"
+            );
             eprintln!(
                 "NOTICE: {test} skipped: PostgreSQL (initdb, pg_ctl) not found on PATH or in /usr/lib/postgresql/*/bin"
             );
