@@ -63,6 +63,63 @@ pub(crate) enum Command {
     Lint(LintArgs),
     /// Serve the `search` and `read` tools over stdio (Model Context Protocol, JSON-RPC 2.0).
     Mcp(McpArgs),
+    /// The index in PostgreSQL full-text search (`kbidx pg push`; search with `search --pg`).
+    #[command(subcommand)]
+    Pg(PgCommand),
+}
+
+/// `kbidx pg` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum PgCommand {
+    /// Load or update the knowledge base's sections in PostgreSQL (incremental, one transaction).
+    Push(PgPushArgs),
+}
+
+/// `kbidx pg push` flags.
+#[derive(Debug, Args)]
+pub(crate) struct PgPushArgs {
+    /// Connection URL, postgresql://user:password@host:port/database (default: KBIDX_PG_URL).
+    #[arg(long, value_name = "URL")]
+    pub(crate) url: Option<String>,
+    /// Schema holding kbidx's tables (created on first push).
+    #[arg(long, value_name = "S", default_value = crate::pg::DEFAULT_SCHEMA)]
+    pub(crate) schema: String,
+    /// Knowledge directory (default from kbidx.toml, else `knowledge`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) knowledge: Option<PathBuf>,
+    /// jq program replacing the built-in extraction (src/extract.jq).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) filter: Option<PathBuf>,
+    /// Derived terms per section (default from kbidx.toml, else 12).
+    #[arg(long, value_name = "N")]
+    pub(crate) terms: Option<usize>,
+    /// Output format (json: {"files", "changed", "removed", "sections"}).
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub(crate) format: DocFormat,
+}
+
+/// Where `search --pg` and `eval --pg` rank.
+#[derive(Debug, Default, Args)]
+pub(crate) struct PgArgs {
+    /// Rank in PostgreSQL instead of the index file: connection URL (default: KBIDX_PG_URL
+    /// when set and no --index is given).
+    #[arg(long, value_name = "URL")]
+    pub(crate) pg: Option<String>,
+    /// Schema `kbidx pg push` wrote (with --pg).
+    #[arg(long, value_name = "S", default_value = crate::pg::DEFAULT_SCHEMA)]
+    pub(crate) pg_schema: String,
+}
+
+impl PgArgs {
+    /// The URL to rank at, when PostgreSQL is the backend: `--pg`, else
+    /// `KBIDX_PG_URL` unless an index file was named.
+    fn url(&self, index: Option<&Path>) -> Option<String> {
+        match (&self.pg, index) {
+            (Some(url), _) => Some(url.clone()),
+            (None, None) => crate::pg::url_from(None),
+            (None, Some(_)) => None,
+        }
+    }
 }
 
 /// `kbidx lint` flags (the knowledge and the extraction as for `build`).
@@ -153,6 +210,9 @@ pub(crate) struct EvalArgs {
     /// Result-diversity flags.
     #[command(flatten)]
     pub(crate) diversity: DiversityArgs,
+    /// PostgreSQL backend flags.
+    #[command(flatten)]
+    pub(crate) pg: PgArgs,
 }
 
 /// Two-pass file → section search flags, shared by `search` and `eval`.
@@ -208,6 +268,21 @@ pub(crate) struct DiversityArgs {
     /// Jaccard ≥ 0.9, e.g. two release notes) into that result's `more`; reads the results' text.
     #[arg(long)]
     pub(crate) collapse: bool,
+}
+
+impl DiversityArgs {
+    /// `--exclude`, `--group-by` and `--collapse` shape the file search's
+    /// ranking; the PostgreSQL backend does not apply them, so asking for
+    /// both is refused rather than silently ignored.
+    fn refuse_with_pg(&self) -> Result<()> {
+        if !self.exclude.is_empty() || self.group_by.is_some() || self.collapse {
+            return Err(Error::Usage(
+                "--exclude, --group-by and --collapse work with the index file, not with --pg"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What `--group-by` groups results by.
@@ -348,6 +423,9 @@ pub(crate) struct SearchArgs {
     /// the same content budget (links from links.toon next to the index; default 0).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) expand: usize,
+    /// PostgreSQL backend flags.
+    #[command(flatten)]
+    pub(crate) pg: PgArgs,
 }
 
 /// Scoring method names on the command line.
@@ -416,6 +494,15 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::Build(args) => run_build(&config, args, out, err),
+        Command::Search(args) if args.pg.url(args.index.as_deref()).is_some() => {
+            let url = args.pg.url(args.index.as_deref()).unwrap_or_default();
+            let schema = args.pg.pg_schema.clone();
+            args.diversity.refuse_with_pg()?;
+            let options = SearchOptions::resolve(&config, args)?;
+            let report = crate::pg::PgSearcher::open(&url, &schema)?.report(&options)?;
+            report.render(options.format, options.explain, out)?;
+            Ok(if report.results.is_empty() { 1 } else { 0 })
+        }
         Command::Search(args) => {
             // The index is opened, checked and prepared (or its cache entry
             // loaded) on a second thread while the query is resolved (keywords
@@ -466,7 +553,32 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
         }
         Command::Read(args) => run_read(&config, args, out),
         Command::Lint(args) => run_lint(&config, args, out),
+        Command::Pg(PgCommand::Push(args)) => run_pg_push(&config, args, out),
     }
+}
+
+fn run_pg_push(config: &Config, args: PgPushArgs, out: &mut dyn Write) -> Result<u8> {
+    let url = crate::pg::url_from(args.url)
+        .ok_or_else(|| Error::Usage("no database: give --url URL or set KBIDX_PG_URL".into()))?;
+    let options = BuildOptions {
+        knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
+        filter: args.filter.or_else(|| config.filter.clone()),
+        include: config.include.clone(),
+        exclude: config.exclude.clone(),
+        strict: false,
+        terms: args.terms.unwrap_or(config.terms),
+    };
+    let summary = crate::pg::push(&url, &args.schema, &options)?;
+    match args.format {
+        DocFormat::Json => write_json(out, &summary)?,
+        DocFormat::Text => writeln!(
+            out,
+            "pushed {} files ({} changed, {} removed), {} sections",
+            summary.files, summary.changed, summary.removed, summary.sections
+        )
+        .map_err(stdio)?,
+    }
+    Ok(0)
 }
 
 /// `kbidx search`, resolved: everything typed, nothing left to parse.
@@ -590,7 +702,26 @@ pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
     let diversity = args.diversity.resolve()?;
     let cases = eval::load_cases(&args.eval)?;
-    let knowledge = args.knowledge.unwrap_or_else(|| config.knowledge.clone());
+    if let Some(url) = args.pg.url(args.index.as_deref()) {
+        args.diversity.refuse_with_pg()?;
+        let mut searcher = crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?;
+        let runs = eval::evaluate_ranked(
+            &cases,
+            &args.mode,
+            eval::Limits {
+                top: args.top,
+                chars: args.chars,
+                chars_per_result: args.chars_per_result,
+                expand: 0,
+            },
+            |query| searcher.ranked(query, args.top),
+        )?;
+        return write_eval(&args, &cases, runs, out);
+    }
+    let knowledge = args
+        .knowledge
+        .clone()
+        .unwrap_or_else(|| config.knowledge.clone());
     let (index, links) = match &args.index {
         Some(path) if args.expand > 0 => (
             load_index(path)?,
@@ -630,6 +761,16 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             fallback: args.fallback.resolve(config),
         },
     )?;
+    write_eval(&args, &cases, runs, out)
+}
+
+/// Prints `kbidx eval`'s runs in the chosen format.
+fn write_eval(
+    args: &EvalArgs,
+    cases: &[eval::Case],
+    runs: Vec<eval::Run>,
+    out: &mut dyn Write,
+) -> Result<u8> {
     match args.format {
         DocFormat::Json => write_json(
             out,

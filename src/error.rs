@@ -63,6 +63,10 @@ pub enum Error {
     },
     /// The Japanese tokenizer (lindera with the embedded IPADIC) failed.
     Tokenizer(String),
+    /// PostgreSQL refused or failed (`kbidx pg push`, `search --pg`): a
+    /// bad URL, no server, wrong password, missing permissions, a schema
+    /// from a newer kbidx.
+    Database(String),
 }
 
 impl Error {
@@ -169,6 +173,7 @@ impl fmt::Display for Error {
                 display(program)
             ),
             Self::Tokenizer(message) => write!(f, "tokenizer: {message}"),
+            Self::Database(message) => write!(f, "postgresql: {message}"),
         }
     }
 }

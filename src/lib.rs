@@ -19,6 +19,7 @@ pub mod links;
 pub(crate) mod lint;
 pub(crate) mod mcp;
 pub(crate) mod output;
+pub(crate) mod pg;
 pub mod search;
 pub mod text;
 

@@ -381,10 +381,9 @@ pub fn evaluate_with_links(
                         offset += length.min(limits.chars_per_result.unwrap_or(usize::MAX));
                     }
                 }
-                let position: HashMap<&str, usize> = rows
+                let references: Vec<&str> = rows
                     .iter()
-                    .enumerate()
-                    .map(|(i, &row)| (index.entries[row].reference.as_str(), i + 1))
+                    .map(|&row| index.entries[row].reference.as_str())
                     .collect();
                 // Folded sections: at their result's rank, with no content (see
                 // above), unless they are also listed (a linked neighbour).
@@ -394,26 +393,7 @@ pub fn evaluate_with_links(
                         folded.insert(index.entries[row].reference.as_str(), i + 1);
                     }
                 }
-                let ranks = case
-                    .expected
-                    .iter()
-                    .map(|e| {
-                        let reference = format!("{}#{}", e.file, e.section);
-                        let listed = position.get(reference.as_str()).copied();
-                        let rank = listed.or_else(|| folded.get(reference.as_str()).copied());
-                        ExpectedRank {
-                            starts_at: listed.and_then(|r| starts.get(r - 1).copied()),
-                            reference,
-                            grade: e.grade,
-                            rank,
-                        }
-                    })
-                    .collect();
-                results.push(CaseResult {
-                    id: case.id.clone(),
-                    returned: rows.len(),
-                    ranks,
-                });
+                results.push(score_case(case, &references, &starts, &folded));
             }
             runs.push(Run {
                 mode,
@@ -424,6 +404,85 @@ pub fn evaluate_with_links(
                 cases: results,
             });
         }
+    }
+    Ok(runs)
+}
+
+/// Where `case`'s expected sections are in `references` (ranked, best
+/// first), with the characters handed over before each (`starts`, empty
+/// when unknown).
+fn score_case(
+    case: &Case,
+    references: &[&str],
+    starts: &[usize],
+    folded: &HashMap<&str, usize>,
+) -> CaseResult {
+    let position: HashMap<&str, usize> = references
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| (r, i + 1))
+        .collect();
+    let ranks = case
+        .expected
+        .iter()
+        .map(|e| {
+            let reference = format!("{}#{}", e.file, e.section);
+            let listed = position.get(reference.as_str()).copied();
+            let rank = listed.or_else(|| folded.get(reference.as_str()).copied());
+            ExpectedRank {
+                starts_at: listed.and_then(|r| starts.get(r - 1).copied()),
+                reference,
+                grade: e.grade,
+                rank,
+            }
+        })
+        .collect();
+    CaseResult {
+        id: case.id.clone(),
+        returned: references.len(),
+        ranks,
+    }
+}
+
+/// Runs every case in every mode it supports through another ranking
+/// backend (`kbidx eval --pg`): `rank` returns a query's references, best
+/// first, with each one's content length in characters. One run per mode,
+/// method `default`, scored exactly as [`evaluate_with_links`] scores the
+/// file search.
+pub(crate) fn evaluate_ranked(
+    cases: &[Case],
+    modes: &[Mode],
+    limits: Limits,
+    mut rank: impl FnMut(&Query) -> Result<Vec<(String, usize)>>,
+) -> Result<Vec<Run>> {
+    let mut runs = Vec::new();
+    for &mode in modes {
+        let mut results = Vec::new();
+        for case in cases {
+            let Some(query) = case_query(case, mode)? else {
+                continue;
+            };
+            let ranked = rank(&query)?;
+            let mut starts = Vec::with_capacity(ranked.len());
+            let mut offset = 0;
+            for (_, chars) in &ranked {
+                starts.push(offset);
+                offset += (*chars).min(limits.chars_per_result.unwrap_or(usize::MAX));
+            }
+            let references: Vec<&str> = ranked.iter().map(|(r, _)| r.as_str()).collect();
+            results.push(score_case(case, &references, &starts, &HashMap::new()));
+        }
+        if results.is_empty() {
+            continue;
+        }
+        runs.push(Run {
+            mode,
+            method: Method::Default,
+            fallback: false,
+            body: false,
+            metrics: metrics_within(&results, Some(limits.chars)),
+            cases: results,
+        });
     }
     Ok(runs)
 }

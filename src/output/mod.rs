@@ -150,6 +150,23 @@ pub(crate) struct KeywordLists {
     pub q: Vec<String>,
 }
 
+impl KeywordLists {
+    /// The keywords of `query`, by level.
+    pub(crate) fn of(query: &Query) -> Self {
+        let mut keywords = Self::default();
+        for k in &query.keywords {
+            let list = match k.level {
+                Level::L1 => &mut keywords.l1,
+                Level::L2 => &mut keywords.l2,
+                Level::L3 => &mut keywords.l3,
+                Level::Question => &mut keywords.q,
+            };
+            list.push(k.text.clone());
+        }
+        keywords
+    }
+}
+
 /// One result.
 #[derive(Debug, Serialize)]
 pub(crate) struct ResultRow {
@@ -289,16 +306,7 @@ impl Report {
         scoring: Scoring,
         outcome: &Outcome,
     ) -> Self {
-        let mut keywords = KeywordLists::default();
-        for k in &query.keywords {
-            let list = match k.level {
-                Level::L1 => &mut keywords.l1,
-                Level::L2 => &mut keywords.l2,
-                Level::L3 => &mut keywords.l3,
-                Level::Question => &mut keywords.q,
-            };
-            list.push(k.text.clone());
-        }
+        let keywords = KeywordLists::of(query);
         let results = outcome
             .hits
             .iter()
@@ -760,6 +768,7 @@ impl Report {
     }
 }
 
-fn round(x: f64) -> f64 {
+/// Rounds a score to 4 decimals, as the documents show it.
+pub(crate) fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }

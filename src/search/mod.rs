@@ -15,7 +15,7 @@ pub(crate) mod cache;
 mod diversity;
 pub(crate) mod fallback;
 mod fields;
-mod haystack;
+pub(crate) mod haystack;
 mod hierarchy;
 mod matcher;
 pub(crate) mod query;

@@ -33,6 +33,7 @@ mod eval;
 mod index_fresh;
 mod lint;
 mod mcp;
+mod pg;
 mod properties;
 mod read;
 mod reliability;

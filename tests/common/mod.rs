@@ -133,6 +133,8 @@ impl Sandbox {
             .args(args)
             .current_dir(self.dir.path())
             .env_remove("RUST_BACKTRACE")
+            // The file search, unless a test asks for PostgreSQL.
+            .env_remove("KBIDX_PG_URL")
             // The search cache stays in the sandbox.
             .env("KBIDX_CACHE_DIR", self.path(".cache"))
             .stdin(Stdio::null())
@@ -287,7 +289,7 @@ fn owned(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| (*a).to_owned()).collect()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

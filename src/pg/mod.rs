@@ -1,0 +1,784 @@
+//! The index in PostgreSQL: `kbidx pg push` loads the sections into one
+//! table, `kbidx search --pg` / `kbidx eval --pg` rank them there.
+//!
+//! PostgreSQL's own parsers do not segment Japanese, so kbidx hands it text
+//! it has already tokenised: every field goes through [`terms`] (NFKC, case
+//! folding, IPADIC content words — the body stage's tokens) and is stored as
+//! a `tsvector` literal with weights A (title), B (hints), C (terms) and D
+//! (body). A literal, not `to_tsvector('simple', …)`, so a token such as
+//! `o/rマッパー` or `universal-dao` stays one lexeme. Queries are built the
+//! same way: one tsquery per keyword (a multi-word levelled keyword as an AND
+//! group), ranked with `ts_rank_cd` and weighted by the keyword's level and
+//! an idf from the table, plus a share of the best section of the same file
+//! (the body stage's file share). The result document is the file search's
+//! [`Report`], so the JSON is the same.
+//!
+//! The synchronous `postgres` client without TLS: kbidx is a CLI with one
+//! connection per command, and a loopback or socket-adjacent server is the
+//! case this serves (TLS would add a second dependency tree; see docs/postgres.md).
+
+use std::collections::HashMap;
+use std::io::Write as _;
+
+use postgres::{Client, NoTls};
+use serde::Serialize;
+
+use crate::build::{self, BuildOptions};
+use crate::error::{Error, Result};
+use crate::index::model::{Entry, split_reference};
+use crate::knowledge::Root;
+use crate::knowledge::content::Sections;
+use crate::output::{Confidence, KeywordLists, MatchedRow, Report, ResultRow};
+use crate::search::bm25::terms;
+use crate::search::{Level, Query, Scoring};
+
+/// The layout of the tables this kbidx writes and reads. A schema with a
+/// higher version was written by a newer kbidx: refused, not guessed at.
+pub(crate) const SCHEMA_VERSION: i64 = 1;
+
+/// The schema used when none is given.
+pub(crate) const DEFAULT_SCHEMA: &str = "kbidx";
+
+/// `ts_rank_cd` weights `{D, C, B, A}`: body, terms, hints, title. Title
+/// first as in the body stage (title 5, hints 1, terms 0.5, body 1); body
+/// 0.1 rather than 0.2 measured better on the shared sets (docs/postgres.md).
+/// Each word's rank goes through normalisation 32 (`rank / (rank + 1)`), a
+/// saturation like BM25's `k1`.
+const WEIGHTS: &str = "'{0.1, 0.1, 0.2, 1.0}'";
+
+/// Share of the best-scoring section of the same file added to a section's
+/// score: the body stage's file share (0.2), as a window over the matches.
+const FILE_SHARE: &str = "0.2";
+
+/// PostgreSQL limits: positions 1–16383, 256 positions per lexeme, lexemes under 2 KiB.
+const MAX_POSITION: usize = 16383;
+const MAX_POSITIONS_PER_LEXEME: usize = 255;
+const MAX_LEXEME_BYTES: usize = 2000;
+
+/// The connection string: `url`, else `KBIDX_PG_URL`.
+pub(crate) fn url_from(url: Option<String>) -> Option<String> {
+    url.filter(|u| !u.is_empty())
+        .or_else(|| std::env::var("KBIDX_PG_URL").ok().filter(|u| !u.is_empty()))
+}
+
+/// A schema name kbidx will put in SQL unquoted-safe: lowercase letters,
+/// digits and `_`, not starting with a digit.
+fn check_schema(schema: &str) -> Result<()> {
+    let ok = !schema.is_empty()
+        && schema.len() <= 63
+        && !schema.starts_with(|c: char| c.is_ascii_digit())
+        && schema
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "invalid schema name {schema:?}: use lowercase letters, digits and _ (not first)"
+        )))
+    }
+}
+
+/// The URL without its password, for messages.
+fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            match userinfo.find(':') {
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme + 3],
+                    &userinfo[..colon],
+                    &url[at..]
+                ),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// A PostgreSQL error as a person reads it: the server's message and hint
+/// when there is one, else the client's (with its cause: "connection refused").
+fn db_error(what: &str, e: &postgres::Error) -> Error {
+    if let Some(db) = e.as_db_error() {
+        let hint = match db.code().code() {
+            "42501" => {
+                " (the role needs CREATE on the database for `kbidx pg push`, USAGE and SELECT on the schema for search)"
+            }
+            "28P01" | "28000" => " (check the user and password in the URL or KBIDX_PG_URL)",
+            "3D000" => " (create the database first)",
+            _ => "",
+        };
+        return Error::Database(format!("{what}: {}{hint}", db.message()));
+    }
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !message.contains(&text) {
+            message = format!("{message}: {text}");
+        }
+        source = s.source();
+    }
+    Error::Database(format!("{what}: {message}"))
+}
+
+/// Connects to `url` (no TLS).
+fn connect(url: &str) -> Result<Client> {
+    let config: postgres::Config = url.parse().map_err(|e: postgres::Error| {
+        Error::Database(format!(
+            "invalid connection URL {:?}: {e} (expected postgresql://user:password@host:port/database)",
+            redacted(url)
+        ))
+    })?;
+    config
+        .connect(NoTls)
+        .map_err(|e| db_error(&format!("cannot connect to {}", redacted(url)), &e))
+}
+
+/// The stored schema version, `None` when kbidx has not set the schema up.
+fn stored_version(client: &mut impl postgres::GenericClient, schema: &str) -> Result<Option<i64>> {
+    let exists: bool = client
+        .query_one(
+            "SELECT to_regclass($1) IS NOT NULL",
+            &[&format!("{schema}.kbidx_meta")],
+        )
+        .map_err(|e| db_error("cannot read the schema", &e))?
+        .get(0);
+    if !exists {
+        return Ok(None);
+    }
+    let row = client
+        .query_opt(
+            &format!("SELECT value FROM {schema}.kbidx_meta WHERE key = 'schema_version'"),
+            &[],
+        )
+        .map_err(|e| db_error("cannot read the schema version", &e))?;
+    Ok(row.and_then(|r| r.get::<_, String>(0).parse().ok()))
+}
+
+fn newer(schema: &str, version: i64) -> Error {
+    Error::Database(format!(
+        "schema {schema} was written by a newer kbidx (schema version {version}; this kbidx knows {SCHEMA_VERSION}): upgrade kbidx"
+    ))
+}
+
+/// Creates the schema's tables on first use and checks the version.
+fn ensure_schema(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
+    match stored_version(tx, schema)? {
+        Some(v) if v > SCHEMA_VERSION => return Err(newer(schema, v)),
+        Some(_) => return Ok(()),
+        None => {}
+    }
+    let sql = format!(
+        "CREATE SCHEMA IF NOT EXISTS {schema};
+         CREATE TABLE {schema}.kbidx_meta (key text PRIMARY KEY, value text NOT NULL);
+         INSERT INTO {schema}.kbidx_meta VALUES ('schema_version', '{SCHEMA_VERSION}');
+         CREATE TABLE {schema}.files (
+             file text PRIMARY KEY,
+             hash text NOT NULL,
+             sections integer NOT NULL);
+         CREATE TABLE {schema}.sections (
+             reference text PRIMARY KEY,
+             file text NOT NULL REFERENCES {schema}.files (file) ON DELETE CASCADE,
+             section text NOT NULL,
+             ord integer NOT NULL,
+             title text NOT NULL,
+             hints text NOT NULL,
+             terms text NOT NULL,
+             content text,
+             tsv tsvector NOT NULL);
+         CREATE INDEX sections_tsv ON {schema}.sections USING GIN (tsv);
+         CREATE INDEX sections_file ON {schema}.sections (file);"
+    );
+    tx.batch_execute(&sql)
+        .map_err(|e| db_error(&format!("cannot create schema {schema}"), &e))
+}
+
+/// What `kbidx pg push` did.
+#[derive(Debug, Serialize)]
+pub(crate) struct PushSummary {
+    /// Knowledge files now in the table.
+    pub files: usize,
+    /// Files inserted or rewritten by this push.
+    pub changed: usize,
+    /// Files removed because they are gone from the knowledge directory.
+    pub removed: usize,
+    /// Sections now in the table.
+    pub sections: usize,
+}
+
+/// One section as stored.
+struct Row<'a> {
+    entry: &'a Entry,
+    content: Option<String>,
+}
+
+/// Loads the knowledge base (as `kbidx build` extracts it) into `schema`:
+/// only files whose content hash changed are rewritten, files that are gone
+/// are removed, all in one transaction.
+pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<PushSummary> {
+    check_schema(schema)?;
+    let mut client = connect(url)?;
+    // Extraction first: a knowledge error leaves the database untouched.
+    let built = build::build(options)?;
+    let root = Root::new(&options.knowledge);
+    let mut by_file: Vec<(&str, Vec<Row<'_>>)> = Vec::new();
+    let mut document: Option<(String, Option<crate::knowledge::Document>)> = None;
+    // Per file: its bytes' hash, so any edit of the file rewrites it.
+    let mut bytes_hash: HashMap<&str, u128> = HashMap::new();
+    for entry in &built.index.entries {
+        let (file, id) = split_reference(&entry.reference);
+        if document.as_ref().is_none_or(|(f, _)| f != file) {
+            let bytes = root
+                .resolve(file, file)
+                .and_then(|path| {
+                    std::fs::read(&path)
+                        .map(|b| (path, b))
+                        .map_err(|e| Error::io(file, "cannot read", e))
+                })
+                .ok();
+            bytes_hash.insert(
+                file,
+                bytes
+                    .as_ref()
+                    .map_or(0, |(_, b)| xxhash_rust::xxh3::xxh3_128(b)),
+            );
+            let doc = bytes.and_then(|(path, b)| crate::knowledge::parse(&path, &b).ok());
+            document = Some((file.to_owned(), doc));
+        }
+        let content = document
+            .as_ref()
+            .and_then(|(_, d)| d.as_ref())
+            .and_then(|d| Sections::new(d.value()).text(id));
+        if by_file.last().is_none_or(|(f, _)| *f != file) {
+            by_file.push((file, Vec::new()));
+        }
+        if let Some((_, rows)) = by_file.last_mut() {
+            rows.push(Row { entry, content });
+        }
+    }
+    let hashes: Vec<String> = by_file
+        .iter()
+        .map(|(file, rows)| file_hash(bytes_hash.get(file).copied().unwrap_or(0), rows))
+        .collect();
+
+    let mut tx = client
+        .transaction()
+        .map_err(|e| db_error("cannot start a transaction", &e))?;
+    ensure_schema(&mut tx, schema)?;
+    // One push at a time; searches go on reading the previous state.
+    tx.batch_execute(&format!(
+        "LOCK TABLE {schema}.files IN SHARE ROW EXCLUSIVE MODE"
+    ))
+    .map_err(|e| db_error("cannot lock the tables", &e))?;
+    let stored: HashMap<String, String> = tx
+        .query(&format!("SELECT file, hash FROM {schema}.files"), &[])
+        .map_err(|e| db_error("cannot read the files table", &e))?
+        .into_iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let present: std::collections::HashSet<&str> = by_file.iter().map(|(f, _)| *f).collect();
+    let gone: Vec<String> = stored
+        .keys()
+        .filter(|f| !present.contains(f.as_str()))
+        .cloned()
+        .collect();
+    let changed: Vec<usize> = (0..by_file.len())
+        .filter(|&i| stored.get(by_file[i].0) != Some(&hashes[i]))
+        .collect();
+    let mut delete: Vec<String> = gone.clone();
+    delete.extend(changed.iter().map(|&i| by_file[i].0.to_owned()));
+    if !delete.is_empty() {
+        tx.execute(
+            &format!("DELETE FROM {schema}.files WHERE file = ANY($1)"),
+            &[&delete],
+        )
+        .map_err(|e| db_error("cannot remove old rows", &e))?;
+    }
+    if !changed.is_empty() {
+        // Tokenising is the slow part: on a few threads, changed files only.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .clamp(1, 8);
+        let chunks: Vec<&[usize]> = changed
+            .chunks(changed.len().div_ceil(threads).max(1))
+            .collect();
+        let lines = crate::search::haystack::in_parallel(&chunks, |chunk| {
+            let mut files = String::new();
+            let mut sections = String::new();
+            for &i in chunk.iter() {
+                let (file, rows) = &by_file[i];
+                copy_line(&mut files, &[Some(file), Some(&hashes[i])], rows.len());
+                for (ord, row) in rows.iter().enumerate() {
+                    let e = row.entry;
+                    let tsv = tsvector(&[
+                        &e.title,
+                        &e.hints,
+                        &e.terms,
+                        row.content.as_deref().unwrap_or(""),
+                    ]);
+                    copy_section(&mut sections, file, ord, row, &tsv);
+                }
+            }
+            (files, sections)
+        });
+        let copy = |tx: &mut postgres::Transaction<'_>,
+                    sql: &str,
+                    data: &mut dyn Iterator<Item = &String>|
+         -> Result<()> {
+            let mut writer = tx
+                .copy_in(sql)
+                .map_err(|e| db_error("cannot write rows", &e))?;
+            for chunk in data {
+                writer
+                    .write_all(chunk.as_bytes())
+                    .map_err(|e| Error::Database(format!("cannot write rows: {e}")))?;
+            }
+            writer
+                .finish()
+                .map_err(|e| db_error("cannot write rows", &e))?;
+            Ok(())
+        };
+        copy(
+            &mut tx,
+            &format!("COPY {schema}.files (file, hash, sections) FROM STDIN"),
+            &mut lines.iter().map(|(f, _)| f),
+        )?;
+        copy(
+            &mut tx,
+            &format!(
+                "COPY {schema}.sections (reference, file, section, ord, title, hints, terms, content, tsv) FROM STDIN"
+            ),
+            &mut lines.iter().map(|(_, s)| s),
+        )?;
+    }
+    tx.commit()
+        .map_err(|e| db_error("cannot commit the push", &e))?;
+    Ok(PushSummary {
+        files: by_file.len(),
+        changed: changed.len(),
+        removed: gone.len(),
+        sections: built.index.entries.len(),
+    })
+}
+
+/// A file's content hash: its bytes (`bytes`, hashed) and what its rows hold,
+/// so a file is rewritten when it changed or what was extracted from it did
+/// (the derived terms depend on the whole corpus; a new `--filter` too).
+fn file_hash(bytes: u128, rows: &[Row<'_>]) -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&SCHEMA_VERSION.to_le_bytes());
+    hasher.update(&bytes.to_le_bytes());
+    for row in rows {
+        let e = row.entry;
+        for field in [
+            e.reference.as_str(),
+            &e.title,
+            &e.hints,
+            &e.terms,
+            row.content.as_deref().unwrap_or("\u{0}none"),
+        ] {
+            hasher.update(&(field.len() as u64).to_le_bytes());
+            hasher.update(field.as_bytes());
+        }
+    }
+    format!("{:032x}", hasher.digest128())
+}
+
+/// Escapes a value for COPY's text format.
+fn copy_escape(out: &mut String, value: &str) {
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn copy_line(out: &mut String, fields: &[Option<&str>], count: usize) {
+    for f in fields {
+        match f {
+            Some(v) => copy_escape(out, v),
+            None => out.push_str("\\N"),
+        }
+        out.push('\t');
+    }
+    out.push_str(&count.to_string());
+    out.push('\n');
+}
+
+fn copy_section(out: &mut String, file: &str, ord: usize, row: &Row<'_>, tsv: &str) {
+    let e = row.entry;
+    let section = split_reference(&e.reference).1;
+    for v in [&e.reference, file, section] {
+        copy_escape(out, v);
+        out.push('\t');
+    }
+    out.push_str(&ord.to_string());
+    for v in [&e.title, &e.hints, &e.terms] {
+        out.push('\t');
+        copy_escape(out, v);
+    }
+    out.push('\t');
+    match &row.content {
+        Some(c) => copy_escape(out, c),
+        None => out.push_str("\\N"),
+    }
+    out.push('\t');
+    copy_escape(out, tsv);
+    out.push('\n');
+}
+
+/// A quoted tsvector/tsquery lexeme: `'…'` with `'` and `\` doubled/escaped.
+fn lexeme(word: &str) -> String {
+    let mut end = word.len().min(MAX_LEXEME_BYTES);
+    while !word.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out = String::with_capacity(end + 2);
+    out.push('\'');
+    for c in word[..end].chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// The tsvector literal of a row's four fields (title, hints, terms, body):
+/// kbidx's tokens with their positions and the field's weight letter.
+pub(crate) fn tsvector(fields: &[&str; 4]) -> String {
+    const LETTERS: [char; 4] = ['A', 'B', 'C', 'D'];
+    let mut positions: Vec<(String, Vec<String>)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut position = 0usize;
+    for (f, text) in fields.iter().enumerate() {
+        for word in terms(text).unwrap_or_default() {
+            position = (position + 1).min(MAX_POSITION);
+            let i = *at.entry(word.clone()).or_insert_with(|| {
+                positions.push((word, Vec::new()));
+                positions.len() - 1
+            });
+            let list = &mut positions[i].1;
+            if list.len() < MAX_POSITIONS_PER_LEXEME {
+                list.push(format!("{position}{}", LETTERS[f]));
+            }
+        }
+    }
+    let mut out = String::new();
+    for (word, list) in positions {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&lexeme(&word));
+        out.push(':');
+        out.push_str(&list.join(","));
+    }
+    out
+}
+
+/// One part of a query as PostgreSQL ranks it: a tsquery and its weight.
+#[derive(Debug, Clone, PartialEq)]
+struct Unit {
+    tsquery: String,
+    /// The keyword it came from (for `matched`), its level and weight.
+    keyword: String,
+    level: Level,
+    weight: f64,
+}
+
+/// The query's units: one per keyword token, or per multi-word levelled
+/// keyword (its tokens ANDed); L1 keywords weigh 0.3 as in the body stage.
+fn units(query: &Query) -> Vec<Unit> {
+    let mut units: Vec<Unit> = Vec::new();
+    let mut add = |unit: Unit| match units.iter_mut().find(|u| u.tsquery == unit.tsquery) {
+        Some(u) if u.weight < unit.weight => *u = unit,
+        Some(_) => {}
+        None => units.push(unit),
+    };
+    for k in &query.keywords {
+        let weight = if k.level == Level::L1 { 0.3 } else { 1.0 } * k.weight.min(1.0);
+        let words = terms(&k.norm).unwrap_or_default();
+        if words.is_empty() {
+            continue;
+        }
+        if k.level != Level::Question && words.len() > 1 {
+            let tsquery = words
+                .iter()
+                .map(|w| lexeme(w))
+                .collect::<Vec<_>>()
+                .join(" & ");
+            add(Unit {
+                tsquery,
+                keyword: k.text.clone(),
+                level: k.level,
+                weight,
+            });
+        } else {
+            for w in words {
+                add(Unit {
+                    tsquery: lexeme(&w),
+                    keyword: w,
+                    level: k.level,
+                    weight,
+                });
+            }
+        }
+    }
+    units
+}
+
+/// A connection prepared for searching one schema.
+pub(crate) struct PgSearcher {
+    client: Client,
+    schema: String,
+    /// Sections in the table (for idf).
+    rows: i64,
+}
+
+/// One ranked row as PostgreSQL returned it.
+#[derive(Debug)]
+pub(crate) struct PgHit {
+    pub(crate) reference: String,
+    pub(crate) title: String,
+    pub(crate) score: f64,
+    pub(crate) content: Option<String>,
+    pub(crate) content_chars: usize,
+    matched: Vec<bool>,
+}
+
+impl std::fmt::Debug for PgSearcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PgSearcher({})", self.schema)
+    }
+}
+
+impl PgSearcher {
+    /// Connects and checks that `schema` holds a kbidx table this kbidx can read.
+    pub(crate) fn open(url: &str, schema: &str) -> Result<Self> {
+        check_schema(schema)?;
+        let mut client = connect(url)?;
+        match stored_version(&mut client, schema)? {
+            None => {
+                return Err(Error::Database(format!(
+                    "no kbidx tables in schema {schema}: run `kbidx pg push --url URL --schema {schema}` first"
+                )));
+            }
+            Some(v) if v > SCHEMA_VERSION => return Err(newer(schema, v)),
+            Some(_) => {}
+        }
+        let rows: i64 = client
+            .query_one(&format!("SELECT count(*) FROM {schema}.sections"), &[])
+            .map_err(|e| db_error("cannot read the sections table", &e))?
+            .get(0);
+        Ok(Self {
+            client,
+            schema: schema.to_owned(),
+            rows,
+        })
+    }
+
+    /// The top `top` rows for `query` and how many rows matched at all.
+    fn rank(
+        &mut self,
+        units: &[Unit],
+        top: usize,
+        with_content: bool,
+    ) -> Result<(Vec<PgHit>, usize)> {
+        if units.is_empty() {
+            return Ok((Vec::new(), 0));
+        }
+        let schema = &self.schema;
+        // idf per unit, as BM25 computes it, from the GIN index.
+        let mut idf = Vec::with_capacity(units.len());
+        for u in units {
+            let df: i64 = self
+                .client
+                .query_one(
+                    &format!(
+                        "SELECT count(*) FROM {schema}.sections WHERE tsv @@ $1::text::tsquery"
+                    ),
+                    &[&u.tsquery],
+                )
+                .map_err(|e| db_error("search failed", &e))?
+                .get(0);
+            let (n, df) = (self.rows as f64, df as f64);
+            idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());
+        }
+        let params: Vec<String> = (1..=units.len())
+            .map(|i| format!("${i}::text::tsquery"))
+            .collect();
+        let score = units
+            .iter()
+            .zip(&idf)
+            .zip(&params)
+            .map(|((u, idf), p)| {
+                format!(
+                    "{:.6} * ts_rank_cd({WEIGHTS}, tsv, {p}, 32)",
+                    u.weight * idf
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let hits = params
+            .iter()
+            .map(|p| format!("tsv @@ {p}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let any = params.join(" || ");
+        let content = if with_content {
+            "content"
+        } else {
+            "NULL::text"
+        };
+        let sql = format!(
+            "SELECT reference, title, score + {FILE_SHARE} * max(score) OVER (PARTITION BY file) AS total_score, {content}, coalesce(char_length(content), 0), hit, count(*) OVER ()
+             FROM (SELECT reference, file, title, content, ({score})::float8 AS score, ARRAY[{hits}] AS hit
+                   FROM {schema}.sections WHERE tsv @@ ({any})) s
+             ORDER BY total_score DESC, reference
+             LIMIT {top}"
+        );
+        let values: Vec<&(dyn postgres::types::ToSql + Sync)> = units
+            .iter()
+            .map(|u| &u.tsquery as &(dyn postgres::types::ToSql + Sync))
+            .collect();
+        let rows = self
+            .client
+            .query(&sql, &values)
+            .map_err(|e| db_error("search failed", &e))?;
+        let total = rows.first().map_or(0, |r| r.get::<_, i64>(6) as usize);
+        let hits = rows
+            .into_iter()
+            .map(|r| PgHit {
+                reference: r.get(0),
+                title: r.get(1),
+                score: r.get(2),
+                content: r.get(3),
+                content_chars: r.get::<_, i32>(4) as usize,
+                matched: r.get(5),
+            })
+            .collect();
+        Ok((hits, total))
+    }
+
+    /// The ranked references of `query` with their content length (for eval).
+    pub(crate) fn ranked(&mut self, query: &Query, top: usize) -> Result<Vec<(String, usize)>> {
+        let units = units(query);
+        let (hits, _) = self.rank(&units, top, false)?;
+        Ok(hits
+            .into_iter()
+            .map(|h| (h.reference, h.content_chars))
+            .collect())
+    }
+
+    /// The search result document for `options`, as the file search prints it.
+    pub(crate) fn report(&mut self, options: &crate::cli::SearchOptions) -> Result<Report> {
+        let query = &options.query;
+        let units = units(query);
+        let (hits, total) = self.rank(&units, options.top, options.with_content)?;
+        let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
+        let mut contents: HashMap<String, String> = HashMap::new();
+        let mut results = Vec::new();
+        for hit in hits {
+            if options.min_score.is_some_and(|min| hit.score < min) {
+                continue;
+            }
+            let (file, section) = split_reference(&hit.reference);
+            let matched = units
+                .iter()
+                .zip(&hit.matched)
+                .filter(|(_, m)| **m)
+                .map(|(u, _)| MatchedRow {
+                    keyword: u.keyword.clone(),
+                    level: u.level.as_str(),
+                    field: "tsvector",
+                    points: crate::output::round(u.weight),
+                    partial: None,
+                    stage: Some("pg"),
+                })
+                .collect();
+            results.push(ResultRow {
+                rank: results.len() + 1,
+                file: file.to_owned(),
+                section: section.to_owned(),
+                title: hit.title,
+                score: crate::output::round(hit.score),
+                normalized_score: crate::output::round((hit.score / best).min(1.0)),
+                stage: "pg",
+                matched,
+                excerpt: None,
+                content: None,
+                truncated: false,
+                tokens: None,
+                via: None,
+                more: Vec::new(),
+                reference: hit.reference.clone(),
+            });
+            if let Some(c) = hit.content {
+                contents.insert(hit.reference, c);
+            }
+        }
+        let keywords = KeywordLists::of(query);
+        let confidence = Confidence::of(&keywords, &results);
+        let mut report = Report {
+            query: query.question.clone(),
+            keywords,
+            scoring: Scoring::Default.as_str(),
+            total,
+            search_mode: None,
+            fallback: crate::search::fallback::Status::Off.as_str(),
+            fallback_note: String::new(),
+            suggest: Vec::new(),
+            confidence,
+            results,
+            budget: None,
+        };
+        if options.with_content {
+            report.attach_content(
+                |r| {
+                    contents.remove(r).ok_or_else(|| {
+                        Error::Database(format!("section {r} has no content in the table"))
+                    })
+                },
+                options.budget,
+            )?;
+        }
+        Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexemes_are_quoted_whole() {
+        assert_eq!(lexeme("o/rマッパー"), "'o/rマッパー'");
+        assert_eq!(lexeme("it's"), "'it''s'");
+        assert_eq!(lexeme("a\\b"), "'a\\\\b'");
+    }
+
+    #[test]
+    fn passwords_are_not_shown() {
+        assert_eq!(
+            redacted("postgresql://u:secret@h:5/db"),
+            "postgresql://u:***@h:5/db"
+        );
+        assert_eq!(redacted("postgresql://h/db"), "postgresql://h/db");
+    }
+
+    #[test]
+    fn schema_names_are_checked() {
+        assert!(check_schema("kbidx_2").is_ok());
+        assert!(check_schema("a; drop").is_err());
+        assert!(check_schema("1a").is_err());
+    }
+}
