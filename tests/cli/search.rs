@@ -1001,3 +1001,22 @@ fn search_exclude_matching_nothing_keeps_the_ranking() {
         assert_eq!(plain, noop, "{question}");
     }
 }
+
+/// The PostgreSQL backend does not apply the file search's result shaping:
+/// asking for both is refused before any connection is tried.
+#[test]
+fn diversity_flags_are_refused_with_pg() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    for flag in [
+        &["--exclude", "a/**"][..],
+        &["--group-by", "file"],
+        &["--collapse"],
+    ] {
+        let mut args = vec!["search", "--pg", "postgresql://127.0.0.1:1/none"];
+        args.extend_from_slice(flag);
+        args.push("索引");
+        let run = sandbox.run(&args);
+        assert_eq!(run.code, 2, "{}", run.transcript());
+        assert!(run.stderr.contains("not with --pg"), "{}", run.transcript());
+    }
+}
