@@ -669,7 +669,26 @@ impl PgSearcher {
             .map(|p| format!("tsv @@ {p}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let any = params.join(" || ");
+        // Candidates: rows matching a word that is in at most half of the
+        // rows (idf ≥ ln 2). A word in nearly every row (a synthetic corpus's
+        // 「データベース」: 99.98%) would make PostgreSQL rank every row, for
+        // an idf near 0; it still counts in the score of the candidates.
+        // When every word is that common, all of them select.
+        let selective: Vec<&String> = params
+            .iter()
+            .zip(&idf)
+            .filter(|(_, idf)| **idf >= std::f64::consts::LN_2)
+            .map(|(p, _)| p)
+            .collect();
+        let any = if selective.is_empty() {
+            params.join(" || ")
+        } else {
+            selective
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(" || ")
+        };
         let content = if with_content {
             "content"
         } else {
