@@ -223,41 +223,60 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
     let mut client = connect(url)?;
     // Extraction first: a knowledge error leaves the database untouched.
     let built = build::build(options)?;
-    let root = Root::new(&options.knowledge);
-    let mut by_file: Vec<(&str, Vec<Row<'_>>)> = Vec::new();
-    let mut document: Option<(String, Option<crate::knowledge::Document>)> = None;
-    // Per file: its bytes' hash, so any edit of the file rewrites it.
-    let mut bytes_hash: HashMap<&str, u128> = HashMap::new();
-    for entry in &built.index.entries {
-        let (file, id) = split_reference(&entry.reference);
-        if document.as_ref().is_none_or(|(f, _)| f != file) {
-            let bytes = root
-                .resolve(file, file)
-                .and_then(|path| {
-                    std::fs::read(&path)
-                        .map(|b| (path, b))
-                        .map_err(|e| Error::io(file, "cannot read", e))
-                })
-                .ok();
-            bytes_hash.insert(
-                file,
-                bytes
+    // The index's rows, grouped by file (a file's rows are consecutive).
+    let mut groups: Vec<(&str, &[Entry])> = Vec::new();
+    let entries = &built.index.entries;
+    let mut start = 0;
+    for i in 1..=entries.len() {
+        if i == entries.len() || entries[i].file() != entries[start].file() {
+            groups.push((entries[start].file(), &entries[start..i]));
+            start = i;
+        }
+    }
+    // Each file read and parsed once (on a few threads): its bytes' hash, so
+    // any edit of the file rewrites it, and its sections' text.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .clamp(1, 8);
+    let chunks: Vec<&[(&str, &[Entry])]> = groups
+        .chunks(groups.len().div_ceil(threads).max(1))
+        .collect();
+    let read = crate::search::haystack::in_parallel(&chunks, |chunk| {
+        let root = Root::new(&options.knowledge);
+        chunk
+            .iter()
+            .map(|&(file, rows)| {
+                let bytes = root
+                    .resolve(file, file)
+                    .and_then(|path| {
+                        std::fs::read(&path)
+                            .map(|b| (path, b))
+                            .map_err(|e| Error::io(file, "cannot read", e))
+                    })
+                    .ok();
+                let hash = bytes
                     .as_ref()
-                    .map_or(0, |(_, b)| xxhash_rust::xxh3::xxh3_128(b)),
-            );
-            let doc = bytes.and_then(|(path, b)| crate::knowledge::parse(&path, &b).ok());
-            document = Some((file.to_owned(), doc));
-        }
-        let content = document
-            .as_ref()
-            .and_then(|(_, d)| d.as_ref())
-            .and_then(|d| Sections::new(d.value()).text(id));
-        if by_file.last().is_none_or(|(f, _)| *f != file) {
-            by_file.push((file, Vec::new()));
-        }
-        if let Some((_, rows)) = by_file.last_mut() {
-            rows.push(Row { entry, content });
-        }
+                    .map_or(0, |(_, b)| xxhash_rust::xxh3::xxh3_128(b));
+                let doc = bytes.and_then(|(path, b)| crate::knowledge::parse(&path, &b).ok());
+                let sections = doc.as_ref().map(|d| Sections::new(d.value()));
+                let rows: Vec<Row<'_>> = rows
+                    .iter()
+                    .map(|entry| Row {
+                        entry,
+                        content: sections
+                            .as_ref()
+                            .and_then(|s| s.text(split_reference(&entry.reference).1)),
+                    })
+                    .collect();
+                (file, hash, rows)
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut by_file: Vec<(&str, Vec<Row<'_>>)> = Vec::new();
+    let mut bytes_hash: HashMap<&str, u128> = HashMap::new();
+    for (file, hash, rows) in read.into_iter().flatten() {
+        bytes_hash.insert(file, hash);
+        by_file.push((file, rows));
     }
     let hashes: Vec<String> = by_file
         .iter()
@@ -298,61 +317,52 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
         .map_err(|e| db_error("cannot remove old rows", &e))?;
     }
     if !changed.is_empty() {
-        // Tokenising is the slow part: on a few threads, changed files only.
+        let mut files = String::new();
+        for &i in &changed {
+            let (file, rows) = &by_file[i];
+            copy_line(&mut files, &[Some(file), Some(&hashes[i])], rows.len());
+        }
+        let mut writer = copy_in(
+            &mut tx,
+            &format!("COPY {schema}.files (file, hash, sections) FROM STDIN"),
+        )?;
+        send(&mut writer, &files)?;
+        finish(writer)?;
+        // Tokenising is the slow part: changed files only, a batch of files
+        // per thread at a time, streamed into COPY (memory stays bounded).
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZero::get)
             .clamp(1, 8);
-        let chunks: Vec<&[usize]> = changed
-            .chunks(changed.len().div_ceil(threads).max(1))
-            .collect();
-        let lines = crate::search::haystack::in_parallel(&chunks, |chunk| {
-            let mut files = String::new();
-            let mut sections = String::new();
-            for &i in chunk.iter() {
-                let (file, rows) = &by_file[i];
-                copy_line(&mut files, &[Some(file), Some(&hashes[i])], rows.len());
-                for (ord, row) in rows.iter().enumerate() {
-                    let e = row.entry;
-                    let tsv = tsvector(&[
-                        &e.title,
-                        &e.hints,
-                        &e.terms,
-                        row.content.as_deref().unwrap_or(""),
-                    ]);
-                    copy_section(&mut sections, file, ord, row, &tsv);
-                }
-            }
-            (files, sections)
-        });
-        let copy = |tx: &mut postgres::Transaction<'_>,
-                    sql: &str,
-                    data: &mut dyn Iterator<Item = &String>|
-         -> Result<()> {
-            let mut writer = tx
-                .copy_in(sql)
-                .map_err(|e| db_error("cannot write rows", &e))?;
-            for chunk in data {
-                writer
-                    .write_all(chunk.as_bytes())
-                    .map_err(|e| Error::Database(format!("cannot write rows: {e}")))?;
-            }
-            writer
-                .finish()
-                .map_err(|e| db_error("cannot write rows", &e))?;
-            Ok(())
-        };
-        copy(
-            &mut tx,
-            &format!("COPY {schema}.files (file, hash, sections) FROM STDIN"),
-            &mut lines.iter().map(|(f, _)| f),
-        )?;
-        copy(
+        let mut writer = copy_in(
             &mut tx,
             &format!(
                 "COPY {schema}.sections (reference, file, section, ord, title, hints, terms, content, tsv) FROM STDIN"
             ),
-            &mut lines.iter().map(|(_, s)| s),
         )?;
+        for batch in changed.chunks(threads * 16) {
+            let chunks: Vec<&[usize]> = batch.chunks(16).collect();
+            let lines = crate::search::haystack::in_parallel(&chunks, |chunk| {
+                let mut sections = String::new();
+                for &i in chunk.iter() {
+                    let (file, rows) = &by_file[i];
+                    for (ord, row) in rows.iter().enumerate() {
+                        let e = row.entry;
+                        let tsv = tsvector(&[
+                            &e.title,
+                            &e.hints,
+                            &e.terms,
+                            row.content.as_deref().unwrap_or(""),
+                        ]);
+                        copy_section(&mut sections, file, ord, row, &tsv);
+                    }
+                }
+                sections
+            });
+            for text in &lines {
+                send(&mut writer, text)?;
+            }
+        }
+        finish(writer)?;
     }
     tx.commit()
         .map_err(|e| db_error("cannot commit the push", &e))?;
@@ -362,6 +372,32 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
         removed: gone.len(),
         sections: built.index.entries.len(),
     })
+}
+
+fn copy_in<'t>(
+    tx: &'t mut postgres::Transaction<'_>,
+    sql: &str,
+) -> Result<postgres::CopyInWriter<'t>> {
+    tx.copy_in(sql)
+        .map_err(|e| db_error("cannot write rows", &e))
+}
+
+/// Sends `text` in pieces of at most 1 MiB: one COPY message may not exceed
+/// 1 GiB, and a large corpus's rows do.
+fn send(writer: &mut postgres::CopyInWriter<'_>, text: &str) -> Result<()> {
+    for piece in text.as_bytes().chunks(1 << 20) {
+        writer
+            .write_all(piece)
+            .map_err(|e| Error::Database(format!("cannot write rows: {e}")))?;
+    }
+    Ok(())
+}
+
+fn finish(writer: postgres::CopyInWriter<'_>) -> Result<()> {
+    writer
+        .finish()
+        .map(|_| ())
+        .map_err(|e| db_error("cannot write rows", &e))
 }
 
 /// A file's content hash: its bytes (`bytes`, hashed) and what its rows hold,
@@ -633,7 +669,26 @@ impl PgSearcher {
             .map(|p| format!("tsv @@ {p}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let any = params.join(" || ");
+        // Candidates: rows matching a word that is in at most half of the
+        // rows (idf ≥ ln 2). A word in nearly every row (a synthetic corpus's
+        // 「データベース」: 99.98%) would make PostgreSQL rank every row, for
+        // an idf near 0; it still counts in the score of the candidates.
+        // When every word is that common, all of them select.
+        let selective: Vec<&String> = params
+            .iter()
+            .zip(&idf)
+            .filter(|(_, idf)| **idf >= std::f64::consts::LN_2)
+            .map(|(p, _)| p)
+            .collect();
+        let any = if selective.is_empty() {
+            params.join(" || ")
+        } else {
+            selective
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(" || ")
+        };
         let content = if with_content {
             "content"
         } else {
