@@ -218,17 +218,30 @@ impl ResultRow {
     fn new(
         matcher: &Matcher<'_>,
         row: usize,
-        (score, normalized): (f64, f64),
+        scores: (f64, f64),
         stage: &'static str,
         matched: Vec<MatchedRow>,
     ) -> Self {
         let entry = matcher.entry(row);
+        Self::of(&entry.reference, &entry.title, scores, stage, matched)
+    }
+
+    /// A result for the section `reference` titled `title` (scores rounded;
+    /// rank, content and the rest set later): any backend's rows.
+    pub(crate) fn of(
+        reference: &str,
+        title: &str,
+        (score, normalized): (f64, f64),
+        stage: &'static str,
+        matched: Vec<MatchedRow>,
+    ) -> Self {
+        let (file, section) = crate::index::model::split_reference(reference);
         Self {
             rank: 0,
-            reference: entry.reference.to_string(),
-            file: entry.file().to_owned(),
-            section: entry.section().to_owned(),
-            title: entry.title.to_string(),
+            reference: reference.to_owned(),
+            file: file.to_owned(),
+            section: section.to_owned(),
+            title: title.to_owned(),
             score: round(score),
             normalized_score: round(normalized),
             stage,

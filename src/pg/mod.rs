@@ -746,7 +746,6 @@ impl PgSearcher {
             if options.min_score.is_some_and(|min| hit.score < min) {
                 continue;
             }
-            let (file, section) = split_reference(&hit.reference);
             let matched = units
                 .iter()
                 .zip(&hit.matched)
@@ -762,20 +761,13 @@ impl PgSearcher {
                 .collect();
             results.push(ResultRow {
                 rank: results.len() + 1,
-                file: file.to_owned(),
-                section: section.to_owned(),
-                title: hit.title,
-                score: crate::output::round(hit.score),
-                normalized_score: crate::output::round((hit.score / best).min(1.0)),
-                stage: "pg",
-                matched,
-                excerpt: None,
-                content: None,
-                truncated: false,
-                tokens: None,
-                via: None,
-                more: Vec::new(),
-                reference: hit.reference.clone(),
+                ..ResultRow::of(
+                    &hit.reference,
+                    &hit.title,
+                    (hit.score, (hit.score / best).min(1.0)),
+                    "pg",
+                    matched,
+                )
             });
             if let Some(c) = hit.content {
                 contents.insert(hit.reference, c);
