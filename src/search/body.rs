@@ -25,6 +25,11 @@ use crate::search::{Level, Query};
 /// The fields of a row, in the order of [`Params::weights`].
 pub(crate) const FIELD_NAMES: [&str; 4] = ["title", "hints", "terms", "body"];
 const N_FIELDS: usize = 4;
+/// At most this many katakana words stand for one English query word.
+const BRIDGES_PER_WORD: usize = 2;
+/// How alike (with vowels) an English word and a katakana word with a
+/// two-consonant skeleton must be to be bridged.
+const SHORT_SIMILARITY: f64 = 0.6;
 
 /// BM25F parameters (chosen on the dev split: docs/accuracy.md).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,6 +45,11 @@ pub(crate) struct Params {
     /// the aspect of a question ("module list", "settings") while its file
     /// carries the topic.
     pub(crate) file: f64,
+    /// Weight of a katakana word an English query word was bridged to
+    /// (retry → リトライ, [`crate::text::translit`]), relative to the English
+    /// word's own; 0 turns bridges off. 0.7: the largest weight with no dev
+    /// loss (docs/accuracy.md).
+    pub(crate) bridge: f64,
 }
 
 impl Default for Params {
@@ -49,6 +59,7 @@ impl Default for Params {
             b: [1.0, 1.0, 0.0, 0.5],
             k1: 0.8,
             file: 0.2,
+            bridge: 0.7,
         }
     }
 }
@@ -158,6 +169,18 @@ struct QueryWord {
     weight: f64,
     /// The multi-word keyword it belongs to, when it counts only with its siblings.
     group: Option<usize>,
+    /// The English query word a bridged katakana word stands for.
+    via: Option<String>,
+}
+
+impl QueryWord {
+    /// The word as `matched` reports it: `english→カタカナ` for a bridged word.
+    fn shown(&self) -> String {
+        match &self.via {
+            Some(english) => format!("{english}→{}", self.word),
+            None => self.word.clone(),
+        }
+    }
 }
 
 /// What matched in a row: (query word, its level, the field it matched best in, points).
@@ -495,6 +518,83 @@ impl BodyIndex {
         out
     }
 
+    /// Vocabulary bridges for `words`: (English query word, katakana word of
+    /// this index with the same consonant skeleton), at most
+    /// [`BRIDGES_PER_WORD`] per English word, the most frequent first. Only
+    /// lowercase Latin words of 4 letters or more with a skeleton of 2
+    /// consonants or more are bridged (shorter ones match too much), and the
+    /// two words must both start with a vowel or both with a consonant.
+    fn bridges(&self, words: &[QueryWord]) -> Vec<(String, String)> {
+        let mut wanted: Vec<(String, &str, String, bool)> = Vec::new();
+        for w in words
+            .iter()
+            .filter(|w| w.via.is_none() && w.word.len() >= 4)
+        {
+            // A plural also tries its singular (artifacts → アーティファクト).
+            let mut forms = vec![w.word.as_str()];
+            if let Some(singular) = w.word.strip_suffix('s').filter(|s| !s.ends_with('s')) {
+                forms.push(singular);
+            }
+            for form in forms {
+                if let Some(skeleton) =
+                    crate::text::translit::english_skeleton(form).filter(|s| s.len() >= 2)
+                {
+                    let vowel = form.starts_with(['a', 'e', 'i', 'o', 'u']);
+                    wanted.push((w.word.clone(), form, skeleton, vowel));
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return Vec::new();
+        }
+        // Katakana words are one run of the sorted vocabulary (U+30A1..U+30FC).
+        let first = |bound: &[u8]| {
+            let (mut lo, mut hi) = (0, self.n_words);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if self.word(mid) < bound {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let range = first("\u{30A1}".as_bytes())..first("\u{30FD}".as_bytes());
+        let mut found: Vec<(String, String, usize)> = Vec::new();
+        for i in range {
+            let Ok(word) = std::str::from_utf8(self.word(i)) else {
+                continue;
+            };
+            let Some(romaji) = crate::text::translit::katakana_romaji(word) else {
+                continue;
+            };
+            let skeleton = crate::text::translit::romaji_skeleton(&romaji);
+            let vowel = romaji.starts_with(['a', 'e', 'i', 'o', 'u']);
+            for (english, _, _, _) in wanted.iter().filter(|(_, form, s, v)| {
+                *s == skeleton
+                    && *v == vowel
+                    && (s.len() >= 3
+                        || crate::text::translit::similarity(form, &romaji) >= SHORT_SIMILARITY)
+            }) {
+                found.push((
+                    english.clone(),
+                    word.to_owned(),
+                    self.document_frequency(word),
+                ));
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.cmp(&a.2)).then(a.1.cmp(&b.1)));
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (english, katakana, _) in found {
+            let n = out.iter().filter(|(e, _)| *e == english).count();
+            if n < BRIDGES_PER_WORD && !out.iter().any(|(e, k)| *e == english && *k == katakana) {
+                out.push((english, katakana));
+            }
+        }
+        out
+    }
+
     /// The best `top` rows for `query` by BM25F (score descending, then row
     /// ascending). A query word counts once, with the highest level weight of
     /// the keywords it came from (L1 0.3, others 1).
@@ -535,7 +635,26 @@ impl BodyIndex {
                         level: k.level,
                         weight,
                         group,
+                        via: None,
                     }),
+                }
+            }
+        }
+        if params.bridge > 0.0 {
+            let bridged = self.bridges(&query_words);
+            for (english, katakana) in bridged {
+                let Some(from) = query_words.iter().find(|q| q.word == english) else {
+                    continue;
+                };
+                let (level, weight) = (from.level, from.weight * params.bridge);
+                if query_words.iter().all(|q| q.word != katakana) {
+                    query_words.push(QueryWord {
+                        word: katakana,
+                        level,
+                        weight,
+                        group: None,
+                        via: Some(english),
+                    });
                 }
             }
         }
@@ -634,7 +753,7 @@ impl BodyIndex {
                 if let Some(hit) = ranked.get_mut(position[row]) {
                     let (p, field) = points(word, idf, row, counts);
                     hit.matched
-                        .push((word.word.clone(), word.level, FIELD_NAMES[field], p));
+                        .push((word.shown(), word.level, FIELD_NAMES[field], p));
                 }
             }
         }
@@ -646,7 +765,7 @@ impl BodyIndex {
                 }
             }
             // One entry per row: the words its file matched, their points summed.
-            let mut per_file: HashMap<usize, (Vec<&str>, Level, f64, f64)> = HashMap::new();
+            let mut per_file: HashMap<usize, (Vec<String>, Level, f64, f64)> = HashMap::new();
             for &(file, w, p) in &file_points {
                 if !ranked_files.contains_key(&file) {
                     continue;
@@ -656,7 +775,7 @@ impl BodyIndex {
                     per_file
                         .entry(file)
                         .or_insert((Vec::new(), word.level, word.weight, 0.0));
-                entry.0.push(&word.word);
+                entry.0.push(word.shown());
                 if word.weight > entry.2 {
                     (entry.1, entry.2) = (word.level, word.weight);
                 }
@@ -738,6 +857,43 @@ mod tests {
         );
         let hits = index.search(&question("後勝ちを防ぎたい"), &Params::default(), 10);
         assert_eq!(hits.first().map(|h| h.row), Some(1), "{hits:?}");
+    }
+
+    /// An English question reaches Japanese text through katakana loanwords
+    /// of the index (session → セッション), shown as `english→カタカナ`, and
+    /// not when bridges are off.
+    #[test]
+    fn english_words_bridge_to_katakana() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join("a.json"),
+            r#"{"sections":[{"id":"s1","title":"セッションストア","content":"セッションの内容を保存する。"},
+                            {"id":"s2","title":"ログ","content":"ログを出力する。"}]}"#,
+        )
+        .expect("write");
+        let entry = |reference: &str, title: &str| Entry {
+            reference: reference.into(),
+            title: title.into(),
+            hints: String::new(),
+            terms: String::new(),
+        };
+        let entries = vec![
+            entry("a.json#s1", "セッションストア"),
+            entry("a.json#s2", "ログ"),
+        ];
+        let index = BodyIndex::build(&refs(&entries), dir.path(), 7);
+        let query = question("Where is the session stored?");
+        let hits = index.search(&query, &Params::default(), 10);
+        assert_eq!(hits.first().map(|h| h.row), Some(0), "{hits:?}");
+        assert!(
+            hits[0].matched.iter().any(|m| m.0 == "session→セッション"),
+            "{hits:?}"
+        );
+        let off = Params {
+            bridge: 0.0,
+            ..Params::default()
+        };
+        assert!(index.search(&query, &off, 10).is_empty());
     }
 
     /// A section that carries only the aspect of a question ("modules")

@@ -4,3 +4,4 @@
 
 pub mod normalize;
 pub(crate) mod tokenize;
+pub(crate) mod translit;
