@@ -313,7 +313,7 @@ mod tests {
     use super::*;
 
     fn kana_skeleton(word: &str) -> String {
-        romaji_skeleton(&katakana_romaji(word).unwrap())
+        romaji_skeleton(&katakana_romaji(word).expect("katakana"))
     }
 
     #[test]
@@ -365,7 +365,7 @@ mod tests {
         ];
         for (en, ja) in pairs {
             assert_ne!(
-                english_skeleton(en).unwrap(),
+                english_skeleton(en).expect("english"),
                 kana_skeleton(ja),
                 "{en} vs {ja}"
             );
@@ -381,7 +381,7 @@ mod tests {
             ("read", "ロード", false),
             ("date", "データ", false),
         ] {
-            let sim = similarity(en, &katakana_romaji(ja).unwrap());
+            let sim = similarity(en, &katakana_romaji(ja).expect("katakana"));
             assert_eq!(sim >= 0.6, alike, "{en} vs {ja}: {sim}");
         }
     }
