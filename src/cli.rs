@@ -186,6 +186,11 @@ pub(crate) struct EvalArgs {
     /// characters of the budget.
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub(crate) chars_per_result: Option<usize>,
+    /// R@chars as `search --passages` hands over: each result spends the characters of its
+    /// query-focused passage (within --chars-per-result, else 1000); a must section counts when
+    /// its passage starts within the budget (whether the passage holds the answer is not measured).
+    #[arg(long)]
+    pub(crate) passages: bool,
     /// Append up to N linked neighbours after each query's results, as `search --expand N`.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) expand: usize,
@@ -721,6 +726,13 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
     let cases = eval::load_cases(&args.eval)?;
     if let Some(url) = args.pg.url(args.index.as_deref()) {
         args.diversity.refuse_with_pg()?;
+        if args.passages {
+            // The PostgreSQL ranking returns content lengths, not the text
+            // a passage is cut from.
+            return Err(Error::Usage(
+                "eval --passages works with the index file, not with --pg".into(),
+            ));
+        }
         let mut searcher = crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?;
         let runs = eval::evaluate_ranked(
             &cases,
@@ -729,6 +741,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 top: args.top,
                 chars: args.chars,
                 chars_per_result: args.chars_per_result,
+                passages: false,
                 expand: 0,
             },
             |query| searcher.ranked(query, args.top),
@@ -769,6 +782,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             top: args.top,
             chars: args.chars,
             chars_per_result: args.chars_per_result,
+            passages: args.passages,
             expand: args.expand,
         },
         &diversity,

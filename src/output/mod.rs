@@ -826,6 +826,14 @@ pub(crate) fn passage_caps(budget: Budget) -> (usize, usize) {
     }
 }
 
+/// [`passage_caps`] of a per-result character cap alone (`kbidx eval`).
+pub(crate) fn passage_caps_for(max_chars_per_result: Option<usize>) -> (usize, usize) {
+    passage_caps(Budget {
+        max_chars_per_result,
+        ..Budget::default()
+    })
+}
+
 /// Rounds a score to 4 decimals, as the documents show it.
 pub(crate) fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
