@@ -823,6 +823,31 @@ fn skill_md_matches_the_index_and_the_json() {
         );
         assert!(in_doc(name), "the search JSON has no `{name}`: {doc}");
     }
+    // `passage` appears on passages (`--passages`).
+    let run = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--passages",
+            "--max-chars-per-result",
+            "300",
+            "索引を作り直すには",
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        skill.contains("`\"passage\": true`"),
+        "SKILL.md does not name `passage`"
+    );
+    assert!(
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["passage"] == true),
+        "the search JSON has no `passage`: {doc}"
+    );
 }
 
 /// The JSON results of `kbidx search --format json` with `args`.
