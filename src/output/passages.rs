@@ -207,12 +207,12 @@ impl Paragraphs {
                 };
             }
             // The cut unit is followed by a gap marker, as left-out text is.
-            let mut s = self.render_with(&kept, Some(cut));
+            let s = self.render_with(&kept, Some(cut));
             if !fits(&s) {
-                // The estimate of the joined text can exceed the parts' sum.
-                s = whole.text.to_owned();
+                // The estimate of the joined text can exceed the parts' sum:
+                // then the section's start, as without passages.
                 return Passage {
-                    text: Cow::Owned(s),
+                    text: Cow::Borrowed(whole.text),
                     truncated: true,
                     passage: false,
                 };
@@ -474,6 +474,35 @@ mod tests {
         let (got, truncated, is_passage) = passage(text, &["paging"], 40);
         assert_eq!(got, "## T\n\n…\n\npaging is done with per and\n…");
         assert!(truncated && is_passage);
+    }
+
+    proptest::proptest! {
+        /// Whatever the text, words and cap: within the cap; a passage keeps
+        /// the first (non-blank) line; every other line one of the text's, in
+        /// order, or a gap marker; and `passage` only with `truncated`.
+        #[test]
+        fn passages_are_in_order_within_the_cap(
+            text in "(#|[a-c ]{0,6}|```)(\n{1,2}([a-c ]{0,12}|```|# [a-c]{1,3})){0,12}",
+            query in proptest::collection::vec("[a-c]{1,3}", 0..3),
+            max_chars in 1usize..60,
+        ) {
+            let query: Vec<&str> = query.iter().map(String::as_str).collect();
+            let Ok(p) = Paragraphs::new(&text, max_chars, usize::MAX) else {
+                return Err(proptest::test_runner::TestCaseError::fail("tokenizer failed"));
+            };
+            let got = p.passage(&words(&query));
+            proptest::prop_assert!(got.text.chars().count() <= max_chars);
+            proptest::prop_assert!(!got.passage || got.truncated);
+            if got.passage {
+                let first = |t: &str| t.lines().find(|l| !l.trim().is_empty()).map(str::to_owned);
+                proptest::prop_assert_eq!(first(&got.text), first(&text));
+            }
+            let mut rest = text.lines();
+            for line in got.text.lines().filter(|l| *l != GAP) {
+                // A cut line is a prefix of the text's line.
+                proptest::prop_assert!(rest.any(|l| l.starts_with(line.trim_end())), "{line:?}");
+            }
+        }
     }
 
     #[test]
