@@ -186,6 +186,11 @@ pub(crate) struct EvalArgs {
     /// characters of the budget.
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub(crate) chars_per_result: Option<usize>,
+    /// R@chars as `search --passages` hands over: each result spends the characters of its
+    /// query-focused passage (within --chars-per-result, else 1000); a must section counts when
+    /// its passage starts within the budget (whether the passage holds the answer is not measured).
+    #[arg(long)]
+    pub(crate) passages: bool,
     /// Append up to N linked neighbours after each query's results, as `search --expand N`.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) expand: usize,
@@ -404,6 +409,14 @@ pub(crate) struct SearchArgs {
     /// Estimated tokens of content per result at most (implies --with-content).
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub(crate) max_tokens_per_result: Option<usize>,
+    /// Hand over each result's query-focused passage: its first line and the paragraphs that
+    /// hold the query's words, `…` where text is left out, within the per-result cap (default
+    /// 1000 characters); implies --with-content (default from kbidx.toml `passages`).
+    #[arg(long, overrides_with = "no_passages")]
+    pub(crate) passages: bool,
+    /// Hand over each result's text from its start (overrides kbidx.toml `passages = true`).
+    #[arg(long, overrides_with = "passages")]
+    pub(crate) no_passages: bool,
     /// Two-pass search flags.
     #[command(flatten)]
     pub(crate) hierarchy: HierarchyArgs,
@@ -602,6 +615,8 @@ pub(crate) struct SearchOptions {
     pub(crate) with_content: bool,
     /// Content budget: characters and estimated tokens, in all and per result.
     pub(crate) budget: Budget,
+    /// Hand over query-focused passages instead of the sections' starts.
+    pub(crate) passages: bool,
     /// Two-pass file → section search, when on.
     pub(crate) hierarchy: Option<Hierarchy>,
     /// Full-text fallback.
@@ -672,8 +687,15 @@ impl SearchOptions {
             top: args.top,
             min_score: args.min_score,
             explain: args.explain,
-            with_content: args.with_content || flags_budget.is_set(),
+            // `--passages` asks for content; `passages = true` in
+            // kbidx.toml, like its budgets, only shapes content when asked.
+            with_content: args.with_content || flags_budget.is_set() || args.passages,
             budget: flags_budget.or(config.budget),
+            passages: if args.passages || args.no_passages {
+                args.passages
+            } else {
+                config.passages
+            },
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
             body: args.body.resolve(config),
@@ -704,6 +726,13 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
     let cases = eval::load_cases(&args.eval)?;
     if let Some(url) = args.pg.url(args.index.as_deref()) {
         args.diversity.refuse_with_pg()?;
+        if args.passages {
+            // The PostgreSQL ranking returns content lengths, not the text
+            // a passage is cut from.
+            return Err(Error::Usage(
+                "eval --passages works with the index file, not with --pg".into(),
+            ));
+        }
         let mut searcher = crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?;
         let runs = eval::evaluate_ranked(
             &cases,
@@ -712,6 +741,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 top: args.top,
                 chars: args.chars,
                 chars_per_result: args.chars_per_result,
+                passages: false,
                 expand: 0,
             },
             |query| searcher.ranked(query, args.top),
@@ -752,6 +782,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             top: args.top,
             chars: args.chars,
             chars_per_result: args.chars_per_result,
+            passages: args.passages,
             expand: args.expand,
         },
         &diversity,
@@ -845,9 +876,20 @@ pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) ->
     }
     if options.with_content {
         let mut library = Library::new(&options.knowledge);
-        report.attach_content(|r| library.section(r), options.budget)?;
+        let words = passage_words(options)?;
+        report.attach_content(|r| library.section(r), options.budget, words.as_ref())?;
     }
     Ok(report)
+}
+
+/// The query's words for passages, when `options` asks for them.
+pub(crate) fn passage_words(
+    options: &SearchOptions,
+) -> Result<Option<crate::output::passages::QueryWords>> {
+    options
+        .passages
+        .then(|| crate::output::passages::QueryWords::of(&options.query))
+        .transpose()
 }
 
 fn run_build(

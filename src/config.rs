@@ -47,6 +47,9 @@ pub struct Config {
     /// per-result caps), applied whenever content is attached; flags override
     /// it cap by cap.
     pub budget: Budget,
+    /// Whether `search` hands over query-focused passages (`--passages`)
+    /// whenever content is attached (default off: docs/accuracy.md).
+    pub passages: bool,
     /// Thresholds of `kbidx lint`'s hint rules (`[lint]`).
     pub lint: crate::lint::Thresholds,
 }
@@ -76,6 +79,7 @@ impl Default for Config {
             body: true,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
             budget: Budget::default(),
+            passages: false,
             lint: crate::lint::Thresholds::default(),
         }
     }
@@ -102,6 +106,7 @@ struct RawConfig {
     max_tokens: Option<usize>,
     max_chars_per_result: Option<usize>,
     max_tokens_per_result: Option<usize>,
+    passages: Option<bool>,
     lint: Option<RawLint>,
 }
 
@@ -220,6 +225,7 @@ impl Config {
                 max_chars_per_result: raw.max_chars_per_result,
                 max_tokens_per_result: raw.max_tokens_per_result,
             },
+            passages: raw.passages.unwrap_or(default.passages),
         })
     }
 }
@@ -325,6 +331,20 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(&parse(text), want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn passages_key() {
+        let parse = |text: &str| {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .map(|c| c.passages)
+                .map_err(|e| e.to_string())
+        };
+        let cases: &[(&str, bool)] = &[("", false), ("passages = true\n", true)];
+        for &(text, want) in cases {
+            assert_eq!(parse(text), Ok(want), "{text:?}");
+        }
+        assert!(parse("passages = 1\n").is_err());
     }
 
     #[test]

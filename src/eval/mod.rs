@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::index::model::Index;
+use crate::output::passage_caps_for;
+use crate::output::passages::{Paragraphs, QueryWords};
 pub use crate::search::Settings;
 use crate::search::bm25::Bm25Index;
 use crate::search::fallback;
@@ -141,6 +143,10 @@ pub struct ExpectedRank {
     /// when not in the results or the knowledge directory is unknown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub starts_at: Option<usize>,
+    /// Where its content ends in the hand-over, when it is handed over whole
+    /// (`None` when a per-result cap or `--passages` cut it, or as `starts_at`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub whole_until: Option<usize>,
 }
 
 /// Aggregate metrics of one mode × method run.
@@ -168,6 +174,12 @@ pub struct Metrics {
     /// knowledge directory).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recall_at_chars: Option<f64>,
+    /// Mean share of `must` sections handed over whole within the budget:
+    /// a lower bound of how often the judge receives the answer, which
+    /// [`Metrics::recall_at_chars`] bounds from above (a cut section, a
+    /// passage above all, may or may not hold it; only judging tells).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall_whole_at_chars: Option<f64>,
     /// The character budget of `recall_at_chars`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chars: Option<usize>,
@@ -183,6 +195,10 @@ pub struct Limits {
     /// A per-result cap on the hand-over (`--max-chars-per-result`): each
     /// result spends at most this much of [`Limits::chars`].
     pub chars_per_result: Option<usize>,
+    /// Query-focused passages (`search --passages`): each result spends
+    /// the characters of its passage for the query, within
+    /// [`Limits::chars_per_result`] or the default passage size.
+    pub passages: bool,
     /// Linked neighbours appended after the ranked results, as `search
     /// --expand N` does (0: none; needs the links, see [`evaluate_with_links`]).
     pub expand: usize,
@@ -247,6 +263,7 @@ pub fn evaluate(
             top,
             chars: 0,
             chars_per_result: None,
+            passages: false,
             expand: 0,
         },
         settings,
@@ -313,6 +330,8 @@ pub fn evaluate_with_links(
     // Content length (characters) of each row, read on first need, for R@chars.
     let mut library = knowledge.map(crate::knowledge::content::Library::new);
     let mut lengths: HashMap<usize, usize> = HashMap::new();
+    // With passages: each row's text cut into units, on first need.
+    let mut paragraphs: HashMap<usize, Option<Paragraphs>> = HashMap::new();
     // Many queries over one index: the word index (as the search cache holds
     // it) pays for itself after a few, and answers exactly as the scan.
     let mut matcher = Matcher::new(index)?;
@@ -369,16 +388,45 @@ pub fn evaluate_with_links(
                     rows.extend(found.iter().filter_map(|(r, _)| row_of.get(r).copied()));
                 }
                 let mut starts = Vec::with_capacity(rows.len());
+                let mut wholes = Vec::with_capacity(rows.len());
                 if let Some(library) = library.as_mut() {
+                    let cap = limits.chars_per_result.unwrap_or(usize::MAX);
+                    let words = if limits.passages {
+                        Some(QueryWords::of(query)?)
+                    } else {
+                        None
+                    };
                     let mut offset = 0;
                     for &row in &rows {
                         starts.push(offset);
-                        let length = *lengths.entry(row).or_insert_with(|| {
-                            library
-                                .section(&index.entries[row].reference)
-                                .map_or(0, |text| text.chars().count())
-                        });
-                        offset += length.min(limits.chars_per_result.unwrap_or(usize::MAX));
+                        let reference = &index.entries[row].reference;
+                        let (handed, whole) = match &words {
+                            None => {
+                                let length = *lengths.entry(row).or_insert_with(|| {
+                                    library
+                                        .section(reference)
+                                        .map_or(0, |text| text.chars().count())
+                                });
+                                (length.min(cap), length <= cap)
+                            }
+                            Some(words) => {
+                                // Each section analysed once per run, as
+                                // `search --passages` would cut it.
+                                let analysed = paragraphs.entry(row).or_insert_with(|| {
+                                    let (chars, tokens) = passage_caps_for(limits.chars_per_result);
+                                    library
+                                        .section(reference)
+                                        .ok()
+                                        .and_then(|text| Paragraphs::new(&text, chars, tokens).ok())
+                                });
+                                analysed.as_ref().map_or((0, true), |p| {
+                                    let passage = p.passage(words);
+                                    (passage.text.chars().count(), !passage.truncated)
+                                })
+                            }
+                        };
+                        offset += handed;
+                        wholes.push(whole.then_some(offset));
                     }
                 }
                 let references: Vec<&str> = rows
@@ -393,7 +441,7 @@ pub fn evaluate_with_links(
                         folded.insert(index.entries[row].reference.as_str(), i + 1);
                     }
                 }
-                results.push(score_case(case, &references, &starts, &folded));
+                results.push(score_case(case, &references, &starts, &wholes, &folded));
             }
             runs.push(Run {
                 mode,
@@ -410,11 +458,12 @@ pub fn evaluate_with_links(
 
 /// Where `case`'s expected sections are in `references` (ranked, best
 /// first), with the characters handed over before each (`starts`, empty
-/// when unknown).
+/// when unknown) and where each ends when handed over whole (`wholes`).
 fn score_case(
     case: &Case,
     references: &[&str],
     starts: &[usize],
+    wholes: &[Option<usize>],
     folded: &HashMap<&str, usize>,
 ) -> CaseResult {
     let position: HashMap<&str, usize> = references
@@ -431,6 +480,7 @@ fn score_case(
             let rank = listed.or_else(|| folded.get(reference.as_str()).copied());
             ExpectedRank {
                 starts_at: listed.and_then(|r| starts.get(r - 1).copied()),
+                whole_until: listed.and_then(|r| wholes.get(r - 1).copied().flatten()),
                 reference,
                 grade: e.grade,
                 rank,
@@ -464,13 +514,22 @@ pub(crate) fn evaluate_ranked(
             };
             let ranked = rank(&query)?;
             let mut starts = Vec::with_capacity(ranked.len());
+            let mut wholes = Vec::with_capacity(ranked.len());
             let mut offset = 0;
+            let cap = limits.chars_per_result.unwrap_or(usize::MAX);
             for (_, chars) in &ranked {
                 starts.push(offset);
-                offset += (*chars).min(limits.chars_per_result.unwrap_or(usize::MAX));
+                offset += (*chars).min(cap);
+                wholes.push((*chars <= cap).then_some(offset));
             }
             let references: Vec<&str> = ranked.iter().map(|(r, _)| r.as_str()).collect();
-            results.push(score_case(case, &references, &starts, &HashMap::new()));
+            results.push(score_case(
+                case,
+                &references,
+                &starts,
+                &wholes,
+                &HashMap::new(),
+            ));
         }
         if results.is_empty() {
             continue;
@@ -585,6 +644,21 @@ fn metrics_within(results: &[CaseResult], chars: Option<usize>) -> Metrics {
             };
             r4(results.iter().map(share).sum::<f64>() / n)
         }),
+        recall_whole_at_chars: chars.map(|budget| {
+            let share = |r: &CaseResult| {
+                let must: Vec<&ExpectedRank> =
+                    r.ranks.iter().filter(|e| e.grade == Grade::Must).collect();
+                if must.is_empty() {
+                    return 1.0;
+                }
+                let whole = must
+                    .iter()
+                    .filter(|e| e.whole_until.is_some_and(|end| end <= budget))
+                    .count();
+                whole as f64 / must.len() as f64
+            };
+            r4(results.iter().map(share).sum::<f64>() / n)
+        }),
         chars,
     }
 }
@@ -664,6 +738,7 @@ mod tests {
                     rank,
                     // Each result before this one handed over 1,000 characters.
                     starts_at: rank.map(|r| (r - 1) * 1000),
+                    whole_until: rank.map(|r| r * 1000),
                 })
                 .collect(),
         }

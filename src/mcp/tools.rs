@@ -103,6 +103,11 @@ pub(super) fn list() -> Value {
                         "default": false,
                         "description": "Attach each result's section text.",
                     },
+                    "passages": {
+                        "type": "boolean",
+                        "default": false,
+                        "description": "Attach each result's query-focused passage instead of its text from the start: the section's first line and the paragraphs holding the query's words, `…` where text is left out, within max_tokens_per_result (default 1000 characters); such results have `passage: true`. Implies with_content.",
+                    },
                     "exclude": {
                         "type": "array",
                         "items": {"type": "string"},
@@ -357,8 +362,9 @@ impl Tools {
             top: request.top,
             min_score: None,
             explain: false,
-            with_content: request.with_content || request.budget.is_set(),
+            with_content: request.with_content || request.budget.is_set() || request.passages,
             budget: request.budget,
+            passages: request.passages,
             hierarchy: self.settings.hierarchy,
             fallback: self.settings.fallback,
             body: self.settings.body,
@@ -419,6 +425,8 @@ struct SearchRequest {
     levels: LevelledKeywords,
     top: usize,
     with_content: bool,
+    /// Query-focused passages (`passages`).
+    passages: bool,
     /// The content budget (`max_chars`, `max_tokens`, `max_tokens_per_result`).
     budget: Budget,
     /// `exclude` and `group_by`, checked.
@@ -429,7 +437,7 @@ impl SearchRequest {
     /// Checks `arguments` against the `search` input schema, with messages
     /// that name the argument (`null` counts as absent).
     fn parse(arguments: &Map<String, Value>) -> Result<Self> {
-        const NAMES: [&str; 12] = [
+        const NAMES: [&str; 13] = [
             "question",
             "l1",
             "l2",
@@ -439,6 +447,7 @@ impl SearchRequest {
             "max_chars",
             "max_tokens_per_result",
             "with_content",
+            "passages",
             "exclude",
             "group_by",
             "collapse",
@@ -489,6 +498,11 @@ impl SearchRequest {
                 "`max_tokens_per_result` must be at least 1".into(),
             ));
         }
+        let passages = match get("passages") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(wrong_type("passages", "true or false", other)),
+        };
         let collapse = match get("collapse") {
             None => false,
             Some(Value::Bool(b)) => *b,
@@ -520,6 +534,7 @@ impl SearchRequest {
             },
             top,
             with_content,
+            passages,
             budget,
             diversity,
         })
@@ -620,7 +635,7 @@ mod tests {
         );
         assert_eq!(
             message(json!({"q": "x"})),
-            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, exclude, group_by, collapse)"
+            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, passages, exclude, group_by, collapse)"
         );
     }
 
@@ -639,6 +654,12 @@ mod tests {
         assert_eq!(
             (r.budget.max_chars, r.budget.max_tokens, r.top),
             (Some(50), Some(100), 3)
+        );
+        let r = parse(json!({"question": "x", "passages": true}))?;
+        assert!(r.passages && !r.with_content);
+        assert_eq!(
+            message(json!({"question": "x", "passages": "yes"})),
+            "`passages` must be true or false, not a string"
         );
         Ok(())
     }

@@ -16,10 +16,12 @@ use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring};
 
 pub(crate) mod budget;
 pub(crate) mod build;
+pub(crate) mod passages;
 pub(crate) mod read;
 pub(crate) mod tokens;
 
 use budget::{Budget, Spender};
+use passages::{DEFAULT_PASSAGE_CHARS, GAP, Paragraphs, QueryWords};
 
 /// Output format of `kbidx search`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -74,6 +76,9 @@ pub(crate) struct BudgetRow {
     pub chars: usize,
     /// Estimated tokens of content attached (see `tokens`).
     pub tokens: usize,
+    /// Whether content was handed over as query-focused passages (`--passages`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub passages: bool,
 }
 
 /// How likely the top results answer the query, for an agent deciding on
@@ -199,6 +204,11 @@ pub(crate) struct ResultRow {
     /// budget was spent (absent when not).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Whether `content` is a query-focused passage (`--passages`): the
+    /// section's first line and the paragraphs holding the query's words,
+    /// `…` where text was left out (absent when not).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub passage: bool,
     /// Estimated tokens of `content` (see `tokens`), when it is attached.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<usize>,
@@ -249,6 +259,7 @@ impl ResultRow {
             excerpt: None,
             content: None,
             truncated: false,
+            passage: false,
             tokens: None,
             via: None,
             more: Vec::new(),
@@ -487,11 +498,15 @@ impl Report {
     }
 
     /// Attaches section text to each result within `budget` (best first; a
-    /// cut or left-out text is marked `truncated`, see [`budget`]).
+    /// cut or left-out text is marked `truncated`, see [`budget`]). With
+    /// `passages` (the query's words), each result's text is first reduced
+    /// to its query-focused passage (see [`passages`]) within the per-result
+    /// caps, or [`DEFAULT_PASSAGE_CHARS`] when neither is set.
     pub(crate) fn attach_content(
         &mut self,
         mut lookup: impl FnMut(&str) -> Result<String>,
         budget: Budget,
+        passages: Option<&QueryWords>,
     ) -> Result<()> {
         let mut spender = Spender::new(budget);
         for row in &mut self.results {
@@ -501,9 +516,19 @@ impl Report {
                 continue;
             }
             let text = lookup(&row.reference)?;
+            let (text, cut, passage) = match passages {
+                Some(words) => {
+                    let (chars, tokens) = passage_caps(budget);
+                    let paragraphs = Paragraphs::new(&text, chars, tokens)?;
+                    let p = paragraphs.passage(words);
+                    (p.text.into_owned(), p.truncated, p.passage)
+                }
+                None => (text, false, false),
+            };
             let share = spender.take(&text);
-            row.truncated = share.truncated;
+            row.truncated = share.truncated || cut;
             if let Some(kept) = share.text {
+                row.passage = passage;
                 row.tokens = Some(share.tokens);
                 row.content = Some(if kept.len() == text.len() {
                     text
@@ -512,12 +537,13 @@ impl Report {
                 });
             }
         }
-        if budget.is_set() {
+        if budget.is_set() || passages.is_some() {
             let (chars, tokens) = spender.used();
             self.budget = Some(BudgetRow {
                 caps: budget,
                 chars,
                 tokens,
+                passages: passages.is_some(),
             });
         }
         Ok(())
@@ -601,7 +627,7 @@ impl Report {
                         s.push_str(&format!("     | {line}\n"));
                     }
                 }
-                if r.truncated {
+                if r.truncated && !content.ends_with(GAP) {
                     s.push_str("     | …\n");
                 }
             }
@@ -709,6 +735,10 @@ impl Report {
         if with_content {
             fields.extend(["content", "truncated", "tokens"]);
         }
+        let with_passage = self.results.iter().any(|r| r.passage);
+        if with_passage {
+            fields.push("passage");
+        }
         if let Some(budget) = &self.budget {
             s.push_str("budget:\n");
             for (key, cap) in [
@@ -725,6 +755,9 @@ impl Report {
                 "  chars: {}\n  tokens: {}\n",
                 budget.chars, budget.tokens
             ));
+            if budget.passages {
+                s.push_str("  passages: true\n");
+            }
         }
         if self.results.is_empty() {
             s.push_str("results[0]:\n");
@@ -774,11 +807,31 @@ impl Report {
                 cells.push(r.truncated.to_string());
                 cells.push(r.tokens.unwrap_or(0).to_string());
             }
+            if with_passage {
+                cells.push(r.passage.to_string());
+            }
             s.push_str(&format!("\n  {}", cells.join(",")));
         }
         s.push('\n');
         s
     }
+}
+
+/// The caps of one passage: the per-result caps of `budget`, or
+/// [`DEFAULT_PASSAGE_CHARS`] characters when neither is set.
+pub(crate) fn passage_caps(budget: Budget) -> (usize, usize) {
+    match (budget.max_chars_per_result, budget.max_tokens_per_result) {
+        (None, None) => (DEFAULT_PASSAGE_CHARS, usize::MAX),
+        (chars, tokens) => (chars.unwrap_or(usize::MAX), tokens.unwrap_or(usize::MAX)),
+    }
+}
+
+/// [`passage_caps`] of a per-result character cap alone (`kbidx eval`).
+pub(crate) fn passage_caps_for(max_chars_per_result: Option<usize>) -> (usize, usize) {
+    passage_caps(Budget {
+        max_chars_per_result,
+        ..Budget::default()
+    })
 }
 
 /// Rounds a score to 4 decimals, as the documents show it.

@@ -796,6 +796,7 @@ impl PgSearcher {
                     })
                 },
                 options.budget,
+                crate::cli::passage_words(options)?.as_ref(),
             )?;
         }
         Ok(report)

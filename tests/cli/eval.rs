@@ -173,3 +173,51 @@ fn eval_group_by_file_and_exclude() {
     let run = sandbox.run(&["eval", "--eval", "fixtures/queries.jsonl", "--exclude", "["]);
     assert_eq!(run.code, 2, "{}", run.transcript());
 }
+
+/// `--passages` measures the hand-over of `search --passages`: a passage is
+/// never longer than the capped text, so R@chars never falls against the
+/// same cap; the sections handed over whole (`recall_whole_at_chars`, the
+/// lower bound) never exceed those that start within the budget.
+#[test]
+fn eval_passages() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_repo_dir("tests/fixtures", "fixtures");
+    let metrics = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--eval",
+            "fixtures/queries.jsonl",
+            "--format",
+            "json",
+            "--mode",
+            "question",
+            "--scoring",
+            "default",
+            "--chars",
+            "3000",
+        ];
+        args.extend_from_slice(extra);
+        let run = sandbox.run(&args).success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let m = &doc["runs"][0]["metrics"];
+        (
+            m["recall_at_chars"].as_f64().unwrap(),
+            m["recall_whole_at_chars"].as_f64().unwrap(),
+            m["recall_at_30"].as_f64().unwrap(),
+        )
+    };
+    for cap in ["100", "300", "1000"] {
+        let (capped, capped_whole, _) = metrics(&["--chars-per-result", cap]);
+        let (passages, passages_whole, recall) =
+            metrics(&["--passages", "--chars-per-result", cap]);
+        assert!(capped <= passages && passages <= recall, "cap {cap}");
+        assert!(
+            passages_whole <= passages && capped_whole <= capped,
+            "cap {cap}"
+        );
+    }
+    let (default, _, _) = metrics(&["--passages"]);
+    let (thousand, _, _) = metrics(&["--passages", "--chars-per-result", "1000"]);
+    assert_eq!(default, thousand, "the default passage is 1000 characters");
+}

@@ -155,6 +155,7 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
         "max_tokens",
         "max_chars",
         "with_content",
+        "passages",
     ] {
         assert!(
             search_schema["properties"].get(property).is_some(),
@@ -200,6 +201,27 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
         structured["results"][0]["content"].is_string(),
         "{structured}"
     );
+
+    // Passages: the same document and text as `kbidx search --passages`.
+    let result = s.call(
+        "search",
+        json!({ "question": "索引を作り直すには", "top": 3, "passages": true, "max_tokens_per_result": 100 }),
+    );
+    let (text, structured) = ok(&result);
+    let (cli_text, cli_json) = cli_search(
+        &sandbox,
+        &[
+            "索引を作り直すには",
+            "--top",
+            "3",
+            "--passages",
+            "--max-tokens-per-result",
+            "100",
+        ],
+    );
+    assert_eq!(structured, &cli_json);
+    assert_eq!(text, cli_text);
+    assert_eq!(structured["budget"]["passages"], true, "{structured}");
 
     // A search that finds nothing is a result, not an error.
     let result = s.call("search", json!({ "l3": ["zzqqxxnotaword"] }));

@@ -823,6 +823,31 @@ fn skill_md_matches_the_index_and_the_json() {
         );
         assert!(in_doc(name), "the search JSON has no `{name}`: {doc}");
     }
+    // `passage` appears on passages (`--passages`).
+    let run = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--passages",
+            "--max-chars-per-result",
+            "300",
+            "索引を作り直すには",
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        skill.contains("`\"passage\": true`"),
+        "SKILL.md does not name `passage`"
+    );
+    assert!(
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["passage"] == true),
+        "the search JSON has no `passage`: {doc}"
+    );
 }
 
 /// The JSON results of `kbidx search --format json` with `args`.
@@ -1019,4 +1044,99 @@ fn diversity_flags_are_refused_with_pg() {
         assert_eq!(run.code, 2, "{}", run.transcript());
         assert!(run.stderr.contains("not with --pg"), "{}", run.transcript());
     }
+}
+
+/// `--passages`: each result's first line and the paragraphs holding the
+/// query's words, in document order, `…` for what is left out, within the
+/// per-result cap (1000 characters without one); `kbidx.toml` `passages`.
+#[test]
+fn search_passages() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let question = "索引を作り直すには";
+    let json = |extra: &[&str]| {
+        let mut args = vec!["search", "--format", "json", "--top", "3"];
+        args.extend_from_slice(extra);
+        args.push(question);
+        let run = sandbox.run(&args).success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        (run, doc)
+    };
+    let (capped, doc) = json(&["--passages", "--max-chars-per-result", "300"]);
+    assert_eq!(doc["budget"]["passages"], true);
+    let results = doc["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["passage"] == true), "{doc:#}");
+    for r in results {
+        let content = r["content"].as_str().unwrap();
+        assert!(content.chars().count() <= 300, "{content}");
+        let reference = r["reference"].as_str().unwrap();
+        let full = sandbox.run(&["read", reference]).success().stdout;
+        // The section's first line stays; every other kept line is one of
+        // the section's, in the section's order.
+        assert_eq!(content.lines().next(), full.lines().next(), "{reference}");
+        let mut rest = full.lines();
+        for line in content.lines().filter(|l| *l != "…") {
+            assert!(
+                rest.any(|l| l == line),
+                "{reference}: {line:?} out of place"
+            );
+        }
+        if r["passage"] == true {
+            assert_eq!(r["truncated"], true);
+            assert!(content.contains('…'), "{content}");
+        }
+    }
+    // Without a per-result cap: passages of at most 1000 characters.
+    let (_, uncapped) = json(&["--passages"]);
+    for r in uncapped["results"].as_array().unwrap() {
+        assert!(r["content"].as_str().unwrap().chars().count() <= 1000);
+    }
+    // kbidx.toml `passages = true` shapes content when it is asked for;
+    // `--no-passages` overrides it.
+    let configured = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("kbidx.toml", "passages = true\n");
+    let run = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["search", "--format", "json", "--top", "3"];
+        all.extend_from_slice(args);
+        all.push(question);
+        serde_json::from_str(&configured.run(&all).success().stdout).unwrap()
+    };
+    assert_eq!(
+        run(&["--max-chars-per-result", "300"])["results"],
+        doc["results"]
+    );
+    assert!(run(&[])["results"][0]["content"].is_null());
+    let whole = run(&["--no-passages", "--max-chars-per-result", "300"]);
+    assert!(
+        whole["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["passage"].is_null())
+    );
+    let text = sandbox
+        .run(&[
+            "search",
+            "--top",
+            "2",
+            "--passages",
+            "--max-chars-per-result",
+            "300",
+            question,
+        ])
+        .success();
+    let toon = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "toon",
+            "--top",
+            "2",
+            "--passages",
+            "--max-tokens-per-result",
+            "100",
+            question,
+        ])
+        .success();
+    insta::assert_snapshot!("passages", transcripts(&[capped, text, toon]));
 }

@@ -41,6 +41,7 @@ fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
             top: 30,
             chars: 20_000,
             chars_per_result: None,
+            passages: false,
             expand: 0,
         },
         Settings::default(),
