@@ -10,8 +10,9 @@
 //! same way: one tsquery per keyword (a multi-word levelled keyword as an AND
 //! group), ranked with `ts_rank_cd` and weighted by the keyword's level and
 //! an idf from the table, plus a share of the best section of the same file
-//! (the body stage's file share). The result document is the file search's
-//! [`Report`], so the JSON is the same.
+//! (the body stage's file share). [`PgSearcher`] is a backend of the one
+//! [`crate::search::Searcher`]: the file search's result shaping, output
+//! and eval take its ranking as they take the index's.
 //!
 //! The synchronous `postgres` client without TLS: kbidx is a CLI with one
 //! connection per command, and a loopback or socket-adjacent server is the
@@ -28,9 +29,8 @@ use crate::error::{Error, Result};
 use crate::index::model::{Entry, split_reference};
 use crate::knowledge::Root;
 use crate::knowledge::content::Sections;
-use crate::output::{Confidence, KeywordLists, MatchedRow, Report, ResultRow};
 use crate::search::bm25::terms;
-use crate::search::{Level, Query, Scoring};
+use crate::search::{Level, Query};
 
 /// The layout of the tables this kbidx writes and reads. A schema with a
 /// higher version was written by a newer kbidx: refused, not guessed at.
@@ -572,7 +572,8 @@ fn units(query: &Query) -> Vec<Unit> {
     units
 }
 
-/// A connection prepared for searching one schema.
+/// A connection prepared for searching one schema: the PostgreSQL backend
+/// of [`crate::search::Searcher`].
 pub(crate) struct PgSearcher {
     client: Client,
     schema: String,
@@ -586,9 +587,8 @@ pub(crate) struct PgHit {
     pub(crate) reference: String,
     pub(crate) title: String,
     pub(crate) score: f64,
-    pub(crate) content: Option<String>,
-    pub(crate) content_chars: usize,
-    matched: Vec<bool>,
+    /// The query units the row matched: keyword, level and weight.
+    pub(crate) matched: Vec<(String, Level, f64)>,
 }
 
 impl std::fmt::Debug for PgSearcher {
@@ -622,20 +622,46 @@ impl PgSearcher {
         })
     }
 
-    /// The top `top` rows for `query` and how many rows matched at all.
-    fn rank(
+    /// Sections in the table.
+    pub(crate) fn len(&self) -> usize {
+        usize::try_from(self.rows).unwrap_or(0)
+    }
+
+    /// The stored text of each of `references` (`None`: the row has no
+    /// content, its section could not be read at push time).
+    pub(crate) fn contents(
         &mut self,
-        units: &[Unit],
+        references: &[&str],
+    ) -> Result<HashMap<String, Option<String>>> {
+        let rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT reference, content FROM {}.sections WHERE reference = ANY($1)",
+                    self.schema
+                ),
+                &[&references],
+            )
+            .map_err(|e| db_error("cannot read section content", &e))?;
+        Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    /// The top `top` rows for `query` (those scoring below `min_score`
+    /// dropped), best first, and how many rows were ranked.
+    pub(crate) fn rank(
+        &mut self,
+        query: &Query,
         top: usize,
-        with_content: bool,
+        min_score: Option<f64>,
     ) -> Result<(Vec<PgHit>, usize)> {
+        let units = units(query);
         if units.is_empty() {
             return Ok((Vec::new(), 0));
         }
         let schema = &self.schema;
         // idf per unit, as BM25 computes it, from the GIN index.
         let mut idf = Vec::with_capacity(units.len());
-        for u in units {
+        for u in &units {
             let df: i64 = self
                 .client
                 .query_one(
@@ -689,15 +715,11 @@ impl PgSearcher {
                 .collect::<Vec<_>>()
                 .join(" || ")
         };
-        let content = if with_content {
-            "content"
-        } else {
-            "NULL::text"
-        };
         let sql = format!(
-            "SELECT reference, title, score + {FILE_SHARE} * max(score) OVER (PARTITION BY file) AS total_score, {content}, coalesce(char_length(content), 0), hit, count(*) OVER ()
-             FROM (SELECT reference, file, title, content, ({score})::float8 AS score, ARRAY[{hits}] AS hit
-                   FROM {schema}.sections WHERE tsv @@ ({any})) s
+            "SELECT reference, title, total_score, hit, count(*) OVER ()
+             FROM (SELECT reference, title, hit, score + {FILE_SHARE} * max(score) OVER (PARTITION BY file) AS total_score
+                   FROM (SELECT reference, file, title, ({score})::float8 AS score, ARRAY[{hits}] AS hit
+                         FROM {schema}.sections WHERE tsv @@ ({any})) s) t
              ORDER BY total_score DESC, reference
              LIMIT {top}"
         );
@@ -709,96 +731,27 @@ impl PgSearcher {
             .client
             .query(&sql, &values)
             .map_err(|e| db_error("search failed", &e))?;
-        let total = rows.first().map_or(0, |r| r.get::<_, i64>(6) as usize);
+        let total = rows.first().map_or(0, |r| r.get::<_, i64>(4) as usize);
+        // Best first: the rows below `min_score` are the tail.
         let hits = rows
             .into_iter()
-            .map(|r| PgHit {
-                reference: r.get(0),
-                title: r.get(1),
-                score: r.get(2),
-                content: r.get(3),
-                content_chars: r.get::<_, i32>(4) as usize,
-                matched: r.get(5),
+            .filter(|r| min_score.is_none_or(|min| r.get::<_, f64>(2) >= min))
+            .map(|r| {
+                let hit: Vec<bool> = r.get(3);
+                PgHit {
+                    reference: r.get(0),
+                    title: r.get(1),
+                    score: r.get(2),
+                    matched: units
+                        .iter()
+                        .zip(hit)
+                        .filter(|(_, m)| *m)
+                        .map(|(u, _)| (u.keyword.clone(), u.level, u.weight))
+                        .collect(),
+                }
             })
             .collect();
         Ok((hits, total))
-    }
-
-    /// The ranked references of `query` with their content length (for eval).
-    pub(crate) fn ranked(&mut self, query: &Query, top: usize) -> Result<Vec<(String, usize)>> {
-        let units = units(query);
-        let (hits, _) = self.rank(&units, top, false)?;
-        Ok(hits
-            .into_iter()
-            .map(|h| (h.reference, h.content_chars))
-            .collect())
-    }
-
-    /// The search result document for `options`, as the file search prints it.
-    pub(crate) fn report(&mut self, options: &crate::cli::SearchOptions) -> Result<Report> {
-        let query = &options.query;
-        let units = units(query);
-        let (hits, total) = self.rank(&units, options.top, options.with_content)?;
-        let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
-        let mut contents: HashMap<String, String> = HashMap::new();
-        let mut results = Vec::new();
-        for hit in hits {
-            if options.min_score.is_some_and(|min| hit.score < min) {
-                continue;
-            }
-            let matched = units
-                .iter()
-                .zip(&hit.matched)
-                .filter(|(_, m)| **m)
-                .map(|(u, _)| MatchedRow {
-                    keyword: u.keyword.clone(),
-                    level: u.level.as_str(),
-                    field: "tsvector",
-                    points: crate::output::round(u.weight),
-                    partial: None,
-                    stage: Some("pg"),
-                })
-                .collect();
-            results.push(ResultRow {
-                rank: results.len() + 1,
-                ..ResultRow::of(
-                    &hit.reference,
-                    &hit.title,
-                    (hit.score, (hit.score / best).min(1.0)),
-                    "pg",
-                    matched,
-                )
-            });
-            if let Some(c) = hit.content {
-                contents.insert(hit.reference, c);
-            }
-        }
-        let keywords = KeywordLists::of(query);
-        let confidence = Confidence::of(&keywords, &results);
-        let mut report = Report {
-            query: query.question.clone(),
-            keywords,
-            scoring: Scoring::Default.as_str(),
-            total,
-            search_mode: None,
-            fallback: crate::search::fallback::Status::Off.as_str(),
-            fallback_note: String::new(),
-            suggest: Vec::new(),
-            confidence,
-            results,
-            budget: None,
-        };
-        if options.with_content {
-            report.attach_content(
-                |r| {
-                    contents.remove(r).ok_or_else(|| {
-                        Error::Database(format!("section {r} has no content in the table"))
-                    })
-                },
-                options.budget,
-            )?;
-        }
-        Ok(report)
     }
 }
 
