@@ -40,15 +40,27 @@ pub(crate) const SCHEMA_VERSION: i64 = 1;
 pub(crate) const DEFAULT_SCHEMA: &str = "kbidx";
 
 /// `ts_rank_cd` weights `{D, C, B, A}`: body, terms, hints, title. Title
-/// first as in the body stage (title 5, hints 1, terms 0.5, body 1); body
-/// 0.1 rather than 0.2 measured better on the shared sets (docs/postgres.md).
-/// Each word's rank goes through normalisation 32 (`rank / (rank + 1)`), a
-/// saturation like BM25's `k1`.
-const WEIGHTS: &str = "'{0.1, 0.1, 0.2, 1.0}'";
+/// first as in the body stage; body 0.15 and hints 0.4 chosen on the dev
+/// split among a few variants (docs/postgres.md). Each word's rank goes
+/// through normalisation 32 (`rank / (rank + 1)`), a saturation like BM25's
+/// `k1` (0, 1, 2 and 33 measured worse on the dev split).
+const WEIGHTS: &str = "'{0.15, 0.1, 0.4, 1.0}'";
 
 /// Share of the best-scoring section of the same file added to a section's
-/// score: the body stage's file share (0.2), as a window over the matches.
+/// score: the body stage's file share (0.2, confirmed on the dev split), as
+/// a window over the candidates.
 const FILE_SHARE: &str = "0.2";
+
+/// At most this many rows are ranked per query (or `--top`, when larger),
+/// see [`PgSearcher::rank`]: the bound that keeps a question on a million
+/// sections interactive (about 0.1 s of ranking). 1000 measured as well as
+/// 2000, 4000 and no bound on the dev split (docs/postgres.md).
+const CANDIDATES: usize = 1000;
+
+/// A table larger than this has its row count, and a lexeme in more rows
+/// than this its document frequency, estimated from PostgreSQL's statistics
+/// instead of counted (counting reads every match); below it, counts are exact.
+const ESTIMATE_ABOVE: f64 = 50_000.0;
 
 /// PostgreSQL limits: positions 1–16383, 256 positions per lexeme, lexemes under 2 KiB.
 const MAX_POSITION: usize = 16383;
@@ -364,6 +376,12 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
         }
         finish(writer)?;
     }
+    if !changed.is_empty() || !gone.is_empty() {
+        // Fresh statistics: search estimates a large table's row count and
+        // its common words' frequencies from them.
+        tx.batch_execute(&format!("ANALYZE {schema}.sections"))
+            .map_err(|e| db_error("cannot analyze the sections table", &e))?;
+    }
     tx.commit()
         .map_err(|e| db_error("cannot commit the push", &e))?;
     Ok(PushSummary {
@@ -525,6 +543,8 @@ pub(crate) fn tsvector(fields: &[&str; 4]) -> String {
 #[derive(Debug, Clone, PartialEq)]
 struct Unit {
     tsquery: String,
+    /// Its lexemes (several for an AND group).
+    words: Vec<String>,
     /// The keyword it came from (for `matched`), its level and weight.
     keyword: String,
     level: Level,
@@ -554,6 +574,7 @@ fn units(query: &Query) -> Vec<Unit> {
                 .join(" & ");
             add(Unit {
                 tsquery,
+                words,
                 keyword: k.text.clone(),
                 level: k.level,
                 weight,
@@ -562,6 +583,7 @@ fn units(query: &Query) -> Vec<Unit> {
             for w in words {
                 add(Unit {
                     tsquery: lexeme(&w),
+                    words: vec![w.clone()],
                     keyword: w,
                     level: k.level,
                     weight,
@@ -579,6 +601,9 @@ pub(crate) struct PgSearcher {
     schema: String,
     /// Sections in the table (for idf).
     rows: i64,
+    /// The share of rows holding each of the table's most common lexemes,
+    /// from PostgreSQL's statistics (read once; empty for a small table).
+    common: Option<HashMap<String, f64>>,
 }
 
 /// One ranked row as PostgreSQL returned it.
@@ -611,14 +636,28 @@ impl PgSearcher {
             Some(v) if v > SCHEMA_VERSION => return Err(newer(schema, v)),
             Some(_) => {}
         }
-        let rows: i64 = client
-            .query_one(&format!("SELECT count(*) FROM {schema}.sections"), &[])
+        // A large table's row count from its statistics: counting a
+        // million rows takes longer than the search.
+        let estimate: f64 = client
+            .query_one(
+                "SELECT coalesce((SELECT reltuples::float8 FROM pg_class WHERE oid = to_regclass($1)), -1)",
+                &[&format!("{schema}.sections")],
+            )
             .map_err(|e| db_error("cannot read the sections table", &e))?
             .get(0);
+        let rows: i64 = if estimate >= ESTIMATE_ABOVE {
+            estimate as i64
+        } else {
+            client
+                .query_one(&format!("SELECT count(*) FROM {schema}.sections"), &[])
+                .map_err(|e| db_error("cannot read the sections table", &e))?
+                .get(0)
+        };
         Ok(Self {
             client,
             schema: schema.to_owned(),
             rows,
+            common: None,
         })
     }
 
@@ -646,8 +685,79 @@ impl PgSearcher {
         Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
+    /// The share of rows holding each common lexeme (`most_common_elems`
+    /// of the `tsv` column; `pg push` runs ANALYZE), read once.
+    fn common(&mut self) -> Result<&HashMap<String, f64>> {
+        if self.common.is_none() {
+            let mut common = HashMap::new();
+            if self.rows as f64 >= ESTIMATE_ABOVE {
+                let rows = self
+                    .client
+                    .query(
+                        "SELECT most_common_elems::text::text[], most_common_elem_freqs
+                         FROM pg_stats WHERE schemaname = $1 AND tablename = 'sections' AND attname = 'tsv'",
+                        &[&self.schema],
+                    )
+                    .map_err(|e| db_error("cannot read the table's statistics", &e))?;
+                if let Some(row) = rows.first() {
+                    let words: Option<Vec<String>> = row.get(0);
+                    let shares: Option<Vec<f32>> = row.get(1);
+                    // The shares array ends with three summary numbers: zip drops them.
+                    for (word, share) in words
+                        .unwrap_or_default()
+                        .into_iter()
+                        .zip(shares.unwrap_or_default())
+                    {
+                        common.insert(word, f64::from(share));
+                    }
+                }
+            }
+            self.common = Some(common);
+        }
+        Ok(self.common.get_or_insert_with(HashMap::new))
+    }
+
+    /// How many rows match `unit`: estimated from the statistics when they
+    /// put it in many rows (an AND group: the product of its words'
+    /// shares), else counted on the GIN index.
+    fn df(&mut self, unit: &Unit) -> Result<f64> {
+        let n = self.rows as f64;
+        let common = self.common()?;
+        let estimate = unit
+            .words
+            .iter()
+            .map(|w| common.get(w).copied())
+            .product::<Option<f64>>()
+            .map(|share| share * n);
+        if let Some(df) = estimate.filter(|df| *df >= ESTIMATE_ABOVE) {
+            return Ok(df);
+        }
+        let df: i64 = self
+            .client
+            .query_one(
+                &format!(
+                    "SELECT count(*) FROM {}.sections WHERE tsv @@ $1::text::tsquery",
+                    self.schema
+                ),
+                &[&unit.tsquery],
+            )
+            .map_err(|e| db_error("search failed", &e))?
+            .get(0);
+        Ok(df as f64)
+    }
+
     /// The top `top` rows for `query` (those scoring below `min_score`
     /// dropped), best first, and how many rows were ranked.
+    ///
+    /// `ts_rank_cd` reads each candidate's `tsvector`, so the cost is the
+    /// number of candidates (about 50 µs each), and a GIN index finds rows,
+    /// it does not order them. So the candidates are bounded (see
+    /// [`CANDIDATES`]): the rows matching the query's rarest selecting words,
+    /// as many words as fit in the bound together (all of them: the exact
+    /// ranking of every row matching a selecting word); when not all fit, those
+    /// rows plus, AND-first, rows matching every word of the query (or, while
+    /// fewer than `top` rows do, all but the most common words, down to the
+    /// rarest alone), at most [`CANDIDATES`] of them in table order.
     pub(crate) fn rank(
         &mut self,
         query: &Query,
@@ -658,23 +768,17 @@ impl PgSearcher {
         if units.is_empty() {
             return Ok((Vec::new(), 0));
         }
-        let schema = &self.schema;
-        // idf per unit, as BM25 computes it, from the GIN index.
-        let mut idf = Vec::with_capacity(units.len());
+        // idf per unit, as BM25 computes it.
+        let mut df = Vec::with_capacity(units.len());
         for u in &units {
-            let df: i64 = self
-                .client
-                .query_one(
-                    &format!(
-                        "SELECT count(*) FROM {schema}.sections WHERE tsv @@ $1::text::tsquery"
-                    ),
-                    &[&u.tsquery],
-                )
-                .map_err(|e| db_error("search failed", &e))?
-                .get(0);
-            let (n, df) = (self.rows as f64, df as f64);
-            idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());
+            df.push(self.df(u)?);
         }
+        let n = self.rows as f64;
+        let idf: Vec<f64> = df
+            .iter()
+            .map(|df| (1.0 + (n - df + 0.5) / (df + 0.5)).ln())
+            .collect();
+        let schema = self.schema.clone();
         let params: Vec<String> = (1..=units.len())
             .map(|i| format!("${i}::text::tsquery"))
             .collect();
@@ -695,31 +799,64 @@ impl PgSearcher {
             .map(|p| format!("tsv @@ {p}"))
             .collect::<Vec<_>>()
             .join(", ");
-        // Candidates: rows matching a word that is in at most half of the
-        // rows (idf ≥ ln 2). A word in nearly every row (a synthetic corpus's
-        // 「データベース」: 99.98%) would make PostgreSQL rank every row, for
-        // an idf near 0; it still counts in the score of the candidates.
-        // When every word is that common, all of them select.
-        let selective: Vec<&String> = params
+        // Rarest first.
+        let mut rarest: Vec<usize> = (0..units.len()).collect();
+        rarest.sort_by(|&a, &b| df[a].total_cmp(&df[b]).then(a.cmp(&b)));
+        // Words that select: those in at most half of the rows (idf ≥ ln 2).
+        // A word in nearly every row (a synthetic corpus's 「データベース」:
+        // 99.98%) selects nothing, at an idf near 0; it still counts in the
+        // candidates' score. When every word is that common, all select.
+        let mut selecting: Vec<usize> = rarest
             .iter()
-            .zip(&idf)
-            .filter(|(_, idf)| **idf >= std::f64::consts::LN_2)
-            .map(|(p, _)| p)
+            .copied()
+            .filter(|&i| idf[i] >= std::f64::consts::LN_2)
             .collect();
-        let any = if selective.is_empty() {
-            params.join(" || ")
-        } else {
-            selective
-                .iter()
-                .map(|p| p.as_str())
+        if selecting.is_empty() {
+            selecting.clone_from(&rarest);
+        }
+        let bound = CANDIDATES.max(top);
+        let mut exact = Vec::new();
+        let mut rows = 0.0;
+        for &i in &selecting {
+            if rows + df[i] > bound as f64 {
+                break;
+            }
+            rows += df[i];
+            exact.push(i);
+        }
+        let any = |set: &[usize]| {
+            set.iter()
+                .map(|&i| params[i].as_str())
                 .collect::<Vec<_>>()
                 .join(" || ")
+        };
+        let columns = "reference, file, title, tsv";
+        let from = if exact.len() == selecting.len() {
+            format!("{schema}.sections WHERE tsv @@ ({})", any(&exact))
+        } else {
+            let all = self.and_first(&units, &rarest, top)?;
+            let all = all
+                .iter()
+                .map(|&i| params[i].as_str())
+                .collect::<Vec<_>>()
+                .join(" && ");
+            let capped = format!(
+                "(SELECT {columns} FROM {schema}.sections WHERE tsv @@ ({all}) LIMIT {bound})"
+            );
+            if exact.is_empty() {
+                format!("{capped} c")
+            } else {
+                format!(
+                    "(SELECT {columns} FROM {schema}.sections WHERE tsv @@ ({}) UNION {capped}) c",
+                    any(&exact)
+                )
+            }
         };
         let sql = format!(
             "SELECT reference, title, total_score, hit, count(*) OVER ()
              FROM (SELECT reference, title, hit, score + {FILE_SHARE} * max(score) OVER (PARTITION BY file) AS total_score
                    FROM (SELECT reference, file, title, ({score})::float8 AS score, ARRAY[{hits}] AS hit
-                         FROM {schema}.sections WHERE tsv @@ ({any})) s) t
+                         FROM {from}) s) t
              ORDER BY total_score DESC, reference
              LIMIT {top}"
         );
@@ -752,6 +889,40 @@ impl PgSearcher {
             })
             .collect();
         Ok((hits, total))
+    }
+
+    /// The units whose AND gives the capped candidates: all of them, or,
+    /// while fewer than `top` rows match them all, all but the most common
+    /// (`rarest` orders them), down to the rarest alone.
+    fn and_first(&mut self, units: &[Unit], rarest: &[usize], top: usize) -> Result<Vec<usize>> {
+        let mut k = rarest.len();
+        while k > 1 {
+            let chosen = &rarest[..k];
+            let and = (1..=k)
+                .map(|i| format!("${i}::text::tsquery"))
+                .collect::<Vec<_>>()
+                .join(" && ");
+            let values: Vec<&(dyn postgres::types::ToSql + Sync)> = chosen
+                .iter()
+                .map(|&i| &units[i].tsquery as &(dyn postgres::types::ToSql + Sync))
+                .collect();
+            let found: i64 = self
+                .client
+                .query_one(
+                    &format!(
+                        "SELECT count(*) FROM (SELECT 1 FROM {}.sections WHERE tsv @@ ({and}) LIMIT {top}) s",
+                        self.schema
+                    ),
+                    &values,
+                )
+                .map_err(|e| db_error("search failed", &e))?
+                .get(0);
+            if found as usize >= top {
+                break;
+            }
+            k -= 1;
+        }
+        Ok(rarest[..k].to_vec())
     }
 }
 

@@ -508,3 +508,60 @@ fn database_errors_are_clear() {
     fails(&["search", "--pg", &url, "検索"], "newer kbidx");
     fails(&["pg", "push", "--url", &url], "newer kbidx");
 }
+
+/// More matching rows than the ranking's bound (1,000): the candidates are
+/// bounded, and the rows matching every word (AND-first) are among them.
+#[test]
+fn common_words_rank_a_bounded_candidate_set() {
+    let Some(server) = Server::start("pg::common_words_rank_a_bounded_candidate_set") else {
+        return;
+    };
+    let url = server.url();
+    let s = Sandbox::new().with_dir("knowledge");
+    // 2,400 sections; "alpha" in 1,100 and "bravo" in about 1,100 (each under
+    // half of the rows, so both select), both in about 500.
+    for file in 0..24 {
+        let mut index = Vec::new();
+        let mut sections = serde_json::Map::new();
+        for k in 0..100 {
+            let i = file * 100 + k;
+            let mut words = vec![format!("filler{}", i % 7), "common".to_owned()];
+            if i % 24 < 11 {
+                words.push("alpha".into());
+            }
+            if (i / 24) % 24 < 11 {
+                words.push("bravo".into());
+            }
+            let id = format!("s{k}");
+            index.push(serde_json::json!({"id": id, "title": format!("row {i}"), "hints": []}));
+            sections.insert(id, Value::String(words.join(" ")));
+        }
+        let doc = serde_json::json!({"id": format!("f{file}"), "title": format!("file {file}"),
+            "index": index, "sections": sections});
+        s.write(&format!("knowledge/f{file:02}.json"), doc.to_string());
+    }
+    let special = serde_json::json!({"id": "special", "title": "special",
+        "index": [{"id": "s1", "title": "alpha bravo", "hints": ["alpha", "bravo"]}],
+        "sections": {"s1": "alpha bravo"}});
+    s.write("knowledge/special.json", special.to_string());
+    s.run(&["pg", "push", "--url", &url, "--terms", "0"])
+        .success();
+    let found = json(
+        &s.run(&[
+            "search", "--pg", &url, "--l3", "alpha", "--l3", "bravo", "--format", "json",
+        ])
+        .success(),
+    );
+    let ranked = found["total"].as_u64().unwrap();
+    assert!(ranked <= 1000, "{found}");
+    assert_eq!(
+        found["results"][0]["reference"], "special.json#s1",
+        "{found}"
+    );
+    let results = found["results"].as_array().unwrap();
+    assert_eq!(results.len(), 30, "{found}");
+    // Every result matched both words: the AND-first candidates come first.
+    for row in results {
+        assert_eq!(row["matched"].as_array().unwrap().len(), 2, "{row}");
+    }
+}
