@@ -51,10 +51,10 @@ const WEIGHTS: &str = "'{0.15, 0.1, 0.4, 1.0}'";
 /// a window over the candidates.
 const FILE_SHARE: &str = "0.2";
 
-/// At most this many rows are ranked per query (or `--top`, when larger),
-/// see [`PgSearcher::rank`]: the bound that keeps a question on a million
-/// sections interactive (about 0.1 s of ranking). 1000 measured as well as
-/// 2000, 4000 and no bound on the dev split (docs/postgres.md).
+/// The candidate bound (or `--top`, when larger) of each tier of
+/// [`PgSearcher::rank`]: what keeps a question on a million sections
+/// interactive (p50 0.29 s at 1,000, 0.45 s at 2,000, docs/postgres.md). On
+/// the dev split 1,000 measured as well as 2,000 and as no bound.
 const CANDIDATES: usize = 1000;
 
 /// A table larger than this has its row count, and a lexeme in more rows
@@ -180,7 +180,8 @@ fn newer(schema: &str, version: i64) -> Error {
 fn ensure_schema(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
     match stored_version(tx, schema)? {
         Some(v) if v > SCHEMA_VERSION => return Err(newer(schema, v)),
-        Some(_) => return Ok(()),
+        // A schema pushed before the title/hints index existed gets it now.
+        Some(_) => return create_head_index(tx, schema),
         None => {}
     }
     let sql = format!(
@@ -205,7 +206,20 @@ fn ensure_schema(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()>
          CREATE INDEX sections_file ON {schema}.sections (file);"
     );
     tx.batch_execute(&sql)
-        .map_err(|e| db_error(&format!("cannot create schema {schema}"), &e))
+        .map_err(|e| db_error(&format!("cannot create schema {schema}"), &e))?;
+    create_head_index(tx, schema)
+}
+
+/// The lexemes of a row's title and hints (weights A and B): a GIN index on
+/// this expression finds the rows whose title or hints hold a query's words
+/// without reading their `tsvector` (see [`PgSearcher::rank`]).
+const HEAD: &str = "ts_filter(tsv, '{a,b}')";
+
+fn create_head_index(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
+    tx.batch_execute(&format!(
+        "CREATE INDEX IF NOT EXISTS sections_head ON {schema}.sections USING GIN ({HEAD})"
+    ))
+    .map_err(|e| db_error(&format!("cannot create the title index in {schema}"), &e))
 }
 
 /// What `kbidx pg push` did.
@@ -604,6 +618,8 @@ pub(crate) struct PgSearcher {
     /// The share of rows holding each of the table's most common lexemes,
     /// from PostgreSQL's statistics (read once; empty for a small table).
     common: Option<HashMap<String, f64>>,
+    /// Whether the title/hints index exists (a schema pushed by an older kbidx has none).
+    head: bool,
 }
 
 /// One ranked row as PostgreSQL returned it.
@@ -653,11 +669,19 @@ impl PgSearcher {
                 .map_err(|e| db_error("cannot read the sections table", &e))?
                 .get(0)
         };
+        let head: bool = client
+            .query_one(
+                "SELECT to_regclass($1) IS NOT NULL",
+                &[&format!("{schema}.sections_head")],
+            )
+            .map_err(|e| db_error("cannot read the sections table", &e))?
+            .get(0);
         Ok(Self {
             client,
             schema: schema.to_owned(),
             rows,
             common: None,
+            head,
         })
     }
 
@@ -754,10 +778,13 @@ impl PgSearcher {
     /// it does not order them. So the candidates are bounded (see
     /// [`CANDIDATES`]): the rows matching the query's rarest selecting words,
     /// as many words as fit in the bound together (all of them: the exact
-    /// ranking of every row matching a selecting word); when not all fit, those
-    /// rows plus, AND-first, rows matching every word of the query (or, while
-    /// fewer than `top` rows do, all but the most common words, down to the
-    /// rarest alone), at most [`CANDIDATES`] of them in table order.
+    /// ranking of every row matching a selecting word). When not all fit:
+    /// those rows, plus AND-first tiers, each at most [`CANDIDATES`] rows in
+    /// table order: rows whose title or hints hold every word of the query
+    /// (the [`HEAD`] index), then rows whose text does; while fewer than
+    /// `top` rows match every word, the most common words are dropped from
+    /// the AND, down to the rarest alone (and the fewer rows matching one
+    /// word more are all kept).
     pub(crate) fn rank(
         &mut self,
         query: &Query,
@@ -834,23 +861,41 @@ impl PgSearcher {
         let from = if exact.len() == selecting.len() {
             format!("{schema}.sections WHERE tsv @@ ({})", any(&exact))
         } else {
-            let all = self.and_first(&units, &rarest, top)?;
-            let all = all
-                .iter()
-                .map(|&i| params[i].as_str())
-                .collect::<Vec<_>>()
-                .join(" && ");
-            let capped = format!(
-                "(SELECT {columns} FROM {schema}.sections WHERE tsv @@ ({all}) LIMIT {bound})"
-            );
-            if exact.is_empty() {
-                format!("{capped} c")
-            } else {
-                format!(
-                    "(SELECT {columns} FROM {schema}.sections WHERE tsv @@ ({}) UNION {capped}) c",
+            // Title and hints first: their words weigh most, and their index
+            // finds such rows among a million without reading them.
+            let mut parts = Vec::new();
+            if !exact.is_empty() {
+                parts.push(format!(
+                    "SELECT {columns} FROM {schema}.sections WHERE tsv @@ ({})",
                     any(&exact)
-                )
+                ));
             }
+            let mut fields = vec!["tsv"];
+            if self.head {
+                fields.insert(0, HEAD);
+            }
+            for field in fields {
+                let (k, n) = self.and_first(field, &units, &rarest, top)?;
+                let and = |k: usize| {
+                    rarest[..k]
+                        .iter()
+                        .map(|&i| params[i].as_str())
+                        .collect::<Vec<_>>()
+                        .join(" && ")
+                };
+                parts.push(format!(
+                    "SELECT * FROM (SELECT {columns} FROM {schema}.sections WHERE {field} @@ ({}) LIMIT {bound}) a",
+                    and(k)
+                ));
+                // The rows matching one word more: fewer than `top`, all kept.
+                if k < n {
+                    parts.push(format!(
+                        "SELECT {columns} FROM {schema}.sections WHERE {field} @@ ({})",
+                        and(k + 1)
+                    ));
+                }
+            }
+            format!("({}) c", parts.join(" UNION "))
         };
         let sql = format!(
             "SELECT reference, title, total_score, hit, count(*) OVER ()
@@ -891,18 +936,25 @@ impl PgSearcher {
         Ok((hits, total))
     }
 
-    /// The units whose AND gives the capped candidates: all of them, or,
-    /// while fewer than `top` rows match them all, all but the most common
-    /// (`rarest` orders them), down to the rarest alone.
-    fn and_first(&mut self, units: &[Unit], rarest: &[usize], top: usize) -> Result<Vec<usize>> {
-        let mut k = rarest.len();
+    /// How many of the `rarest`-ordered units to AND for the capped
+    /// candidates in `field` (`tsv`, or [`HEAD`]): all `n` of them, or, while
+    /// fewer than `top` rows match them all, all but the most common, down
+    /// to the rarest alone; and `n`.
+    fn and_first(
+        &mut self,
+        field: &str,
+        units: &[Unit],
+        rarest: &[usize],
+        top: usize,
+    ) -> Result<(usize, usize)> {
+        let n = rarest.len();
+        let mut k = n;
         while k > 1 {
-            let chosen = &rarest[..k];
             let and = (1..=k)
                 .map(|i| format!("${i}::text::tsquery"))
                 .collect::<Vec<_>>()
                 .join(" && ");
-            let values: Vec<&(dyn postgres::types::ToSql + Sync)> = chosen
+            let values: Vec<&(dyn postgres::types::ToSql + Sync)> = rarest[..k]
                 .iter()
                 .map(|&i| &units[i].tsquery as &(dyn postgres::types::ToSql + Sync))
                 .collect();
@@ -910,7 +962,7 @@ impl PgSearcher {
                 .client
                 .query_one(
                     &format!(
-                        "SELECT count(*) FROM (SELECT 1 FROM {}.sections WHERE tsv @@ ({and}) LIMIT {top}) s",
+                        "SELECT count(*) FROM (SELECT 1 FROM {}.sections WHERE {field} @@ ({and}) LIMIT {top}) s",
                         self.schema
                     ),
                     &values,
@@ -922,7 +974,7 @@ impl PgSearcher {
             }
             k -= 1;
         }
-        Ok(rarest[..k].to_vec())
+        Ok((k, n))
     }
 }
 
