@@ -180,8 +180,8 @@ fn newer(schema: &str, version: i64) -> Error {
 fn ensure_schema(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
     match stored_version(tx, schema)? {
         Some(v) if v > SCHEMA_VERSION => return Err(newer(schema, v)),
-        // A schema pushed before the title/hints index existed gets it now.
-        Some(_) => return create_head_index(tx, schema),
+        // A schema pushed before the tier indexes existed gets them now.
+        Some(_) => return create_tier_indexes(tx, schema),
         None => {}
     }
     let sql = format!(
@@ -207,19 +207,27 @@ fn ensure_schema(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()>
     );
     tx.batch_execute(&sql)
         .map_err(|e| db_error(&format!("cannot create schema {schema}"), &e))?;
-    create_head_index(tx, schema)
+    create_tier_indexes(tx, schema)
 }
 
-/// The lexemes of a row's title and hints (weights A and B): a GIN index on
-/// this expression finds the rows whose title or hints hold a query's words
-/// without reading their `tsvector` (see [`PgSearcher::rank`]).
-const HEAD: &str = "ts_filter(tsv, '{a,b}')";
+/// Candidate tiers beyond the `tsv` index, best first: the lexemes of a
+/// row's title (weight A), and of its title and hints (A and B). A GIN index
+/// on each expression finds the rows whose title (or hints) hold a query's
+/// words without reading their `tsvector` (see [`PgSearcher::rank`]): (index
+/// name, expression).
+const TIERS: [(&str, &str); 2] = [
+    ("sections_title", "ts_filter(tsv, '{a}')"),
+    ("sections_head", "ts_filter(tsv, '{a,b}')"),
+];
 
-fn create_head_index(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
-    tx.batch_execute(&format!(
-        "CREATE INDEX IF NOT EXISTS sections_head ON {schema}.sections USING GIN ({HEAD})"
-    ))
-    .map_err(|e| db_error(&format!("cannot create the title index in {schema}"), &e))
+fn create_tier_indexes(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
+    for (name, expression) in TIERS {
+        tx.batch_execute(&format!(
+            "CREATE INDEX IF NOT EXISTS {name} ON {schema}.sections USING GIN ({expression})"
+        ))
+        .map_err(|e| db_error(&format!("cannot create the index {name} in {schema}"), &e))?;
+    }
+    Ok(())
 }
 
 /// What `kbidx pg push` did.
@@ -618,8 +626,8 @@ pub(crate) struct PgSearcher {
     /// The share of rows holding each of the table's most common lexemes,
     /// from PostgreSQL's statistics (read once; empty for a small table).
     common: Option<HashMap<String, f64>>,
-    /// Whether the title/hints index exists (a schema pushed by an older kbidx has none).
-    head: bool,
+    /// The [`TIERS`] whose index exists (a schema pushed by an older kbidx has none).
+    tiers: Vec<&'static str>,
 }
 
 /// One ranked row as PostgreSQL returned it.
@@ -669,19 +677,25 @@ impl PgSearcher {
                 .map_err(|e| db_error("cannot read the sections table", &e))?
                 .get(0)
         };
-        let head: bool = client
-            .query_one(
-                "SELECT to_regclass($1) IS NOT NULL",
-                &[&format!("{schema}.sections_head")],
-            )
-            .map_err(|e| db_error("cannot read the sections table", &e))?
-            .get(0);
+        let mut tiers = Vec::new();
+        for (name, expression) in TIERS {
+            let exists: bool = client
+                .query_one(
+                    "SELECT to_regclass($1) IS NOT NULL",
+                    &[&format!("{schema}.{name}")],
+                )
+                .map_err(|e| db_error("cannot read the sections table", &e))?
+                .get(0);
+            if exists {
+                tiers.push(expression);
+            }
+        }
         Ok(Self {
             client,
             schema: schema.to_owned(),
             rows,
             common: None,
-            head,
+            tiers,
         })
     }
 
@@ -780,8 +794,8 @@ impl PgSearcher {
     /// as many words as fit in the bound together (all of them: the exact
     /// ranking of every row matching a selecting word). When not all fit:
     /// those rows, plus AND-first tiers, each at most [`CANDIDATES`] rows in
-    /// table order: rows whose title or hints hold every word of the query
-    /// (the [`HEAD`] index), then rows whose text does; while fewer than
+    /// table order: rows whose title holds every word of the query, rows
+    /// whose title or hints do (the [`TIERS`] indexes), rows whose text does; while fewer than
     /// `top` rows match every word, the most common words are dropped from
     /// the AND, down to the rarest alone (and the fewer rows matching one
     /// word more are all kept).
@@ -861,8 +875,8 @@ impl PgSearcher {
         let from = if exact.len() == selecting.len() {
             format!("{schema}.sections WHERE tsv @@ ({})", any(&exact))
         } else {
-            // Title and hints first: their words weigh most, and their index
-            // finds such rows among a million without reading them.
+            // Title, then title and hints first: their words weigh most, and
+            // their indexes find such rows among a million without reading them.
             let mut parts = Vec::new();
             if !exact.is_empty() {
                 parts.push(format!(
@@ -870,10 +884,8 @@ impl PgSearcher {
                     any(&exact)
                 ));
             }
-            let mut fields = vec!["tsv"];
-            if self.head {
-                fields.insert(0, HEAD);
-            }
+            let mut fields = self.tiers.clone();
+            fields.push("tsv");
             for field in fields {
                 let (k, n) = self.and_first(field, &units, &rarest, top)?;
                 let and = |k: usize| {
@@ -937,7 +949,7 @@ impl PgSearcher {
     }
 
     /// How many of the `rarest`-ordered units to AND for the capped
-    /// candidates in `field` (`tsv`, or [`HEAD`]): all `n` of them, or, while
+    /// candidates in `field` (`tsv`, or a [`TIERS`] expression): all `n` of them, or, while
     /// fewer than `top` rows match them all, all but the most common, down
     /// to the rarest alone; and `n`.
     fn and_first(
