@@ -571,6 +571,8 @@ struct Unit {
     keyword: String,
     level: Level,
     weight: f64,
+    /// A question word that is part of a longer one (`楽観` of `楽観的ロック`).
+    part: bool,
 }
 
 /// The query's units: one per keyword token, or per multi-word levelled
@@ -600,6 +602,7 @@ fn units(query: &Query) -> Vec<Unit> {
                 keyword: k.text.clone(),
                 level: k.level,
                 weight,
+                part: k.weight < 1.0,
             });
         } else {
             for w in words {
@@ -609,6 +612,7 @@ fn units(query: &Query) -> Vec<Unit> {
                     keyword: w,
                     level: k.level,
                     weight,
+                    part: k.weight < 1.0,
                 });
             }
         }
@@ -884,12 +888,28 @@ impl PgSearcher {
                     any(&exact)
                 ));
             }
+            // The AND leaves out words in no row (it would match nothing)
+            // and the parts of longer words (a row holding `楽観的ロック`
+            // need not hold `楽観` and `ロック` as well), unless a longer
+            // word is in no row (`国際化`: then its parts stand for it).
+            let whole_missing = (0..units.len()).any(|i| !units[i].part && df[i] == 0.0);
+            let mut and_units: Vec<usize> = rarest
+                .iter()
+                .copied()
+                .filter(|&i| df[i] > 0.0 && (whole_missing || !units[i].part))
+                .collect();
+            if and_units.is_empty() {
+                and_units = rarest.iter().copied().filter(|&i| df[i] > 0.0).collect();
+            }
             let mut fields = self.tiers.clone();
             fields.push("tsv");
+            if and_units.is_empty() {
+                fields.clear();
+            }
             for field in fields {
-                let (k, n) = self.and_first(field, &units, &rarest, top)?;
+                let (k, n) = self.and_first(field, &units, &and_units, top)?;
                 let and = |k: usize| {
-                    rarest[..k]
+                    and_units[..k]
                         .iter()
                         .map(|&i| params[i].as_str())
                         .collect::<Vec<_>>()
@@ -906,6 +926,12 @@ impl PgSearcher {
                         and(k + 1)
                     ));
                 }
+            }
+            if parts.is_empty() {
+                // Nothing can match: an empty candidate set.
+                parts.push(format!(
+                    "SELECT {columns} FROM {schema}.sections WHERE false"
+                ));
             }
             format!("({}) c", parts.join(" UNION "))
         };
