@@ -703,13 +703,14 @@ pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<
 
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
     let diversity = args.diversity.resolve()?;
+    let pg = args.pg.url(args.index.as_deref());
+    if pg.is_some() && args.expand > 0 {
+        return Err(Error::Usage(
+            "--expand works with the index file (its links file), not with --pg".into(),
+        ));
+    }
     let cases = eval::load_cases(&args.eval)?;
-    if let Some(url) = args.pg.url(args.index.as_deref()) {
-        if args.expand > 0 {
-            return Err(Error::Usage(
-                "--expand works with the index file (its links file), not with --pg".into(),
-            ));
-        }
+    if let Some(url) = pg {
         let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?);
         // PostgreSQL ranks one way: the default method's run only.
         let runs = eval::evaluate_searcher(

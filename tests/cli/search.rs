@@ -1025,4 +1025,5 @@ fn file_only_flags_are_refused_with_pg() {
         "2",
     ]);
     assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(run.stderr.contains("not with --pg"), "{}", run.transcript());
 }
