@@ -25,7 +25,7 @@ use crate::output::{Format, Report};
 use crate::search::cache::Cache;
 use crate::search::fallback;
 use crate::search::query::LevelledKeywords;
-use crate::search::{self, Hierarchy, Matcher, Query, Scoring, Searcher};
+use crate::search::{self, Hierarchy, Matcher, Query, Scoring, Searcher, Texts};
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
 ///
@@ -275,21 +275,6 @@ pub(crate) struct DiversityArgs {
     pub(crate) collapse: bool,
 }
 
-impl DiversityArgs {
-    /// `--exclude`, `--group-by` and `--collapse` shape the file search's
-    /// ranking; the PostgreSQL backend does not apply them, so asking for
-    /// both is refused rather than silently ignored.
-    fn refuse_with_pg(&self) -> Result<()> {
-        if !self.exclude.is_empty() || self.group_by.is_some() || self.collapse {
-            return Err(Error::Usage(
-                "--exclude, --group-by and --collapse work with the index file, not with --pg"
-                    .into(),
-            ));
-        }
-        Ok(())
-    }
-}
-
 /// What `--group-by` groups results by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum GroupBy {
@@ -510,11 +495,10 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
         Command::Search(args) if args.pg.url(args.index.as_deref()).is_some() => {
             let url = args.pg.url(args.index.as_deref()).unwrap_or_default();
             let schema = args.pg.pg_schema.clone();
-            args.diversity.refuse_with_pg()?;
             let options = SearchOptions::resolve(&config, args)?;
-            let report = crate::pg::PgSearcher::open(&url, &schema)?.report(&options)?;
-            report.render(options.format, options.explain, out)?;
-            Ok(if report.results.is_empty() { 1 } else { 0 })
+            options.refuse_with_pg()?;
+            let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &schema)?);
+            run_search(&options, &searcher, out)
         }
         Command::Search(args) => {
             // The index is opened, checked and prepared (or its cache entry
@@ -632,6 +616,24 @@ pub(crate) struct SearchOptions {
 }
 
 impl SearchOptions {
+    /// What the PostgreSQL backend cannot do, refused before connecting
+    /// rather than silently ignored: another scoring method (it ranks one
+    /// way) and `--expand` (the links file goes with an index file, not with
+    /// the table).
+    fn refuse_with_pg(&self) -> Result<()> {
+        if self.scoring != Scoring::Default {
+            return Err(Error::Usage(
+                "--scoring seed works with the index file, not with --pg".into(),
+            ));
+        }
+        if self.expand > 0 {
+            return Err(Error::Usage(
+                "--expand works with the index file (its links file), not with --pg".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Resolves flags, `kbidx.toml` and the keywords file into typed options.
     pub(crate) fn resolve(config: &Config, args: SearchArgs) -> Result<Self> {
         let mut levels = LevelledKeywords {
@@ -723,9 +725,14 @@ pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<
 
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
     let diversity = args.diversity.resolve()?;
+    let pg = args.pg.url(args.index.as_deref());
+    if pg.is_some() && args.expand > 0 {
+        return Err(Error::Usage(
+            "--expand works with the index file (its links file), not with --pg".into(),
+        ));
+    }
     let cases = eval::load_cases(&args.eval)?;
-    if let Some(url) = args.pg.url(args.index.as_deref()) {
-        args.diversity.refuse_with_pg()?;
+    if let Some(url) = pg {
         if args.passages {
             // The PostgreSQL ranking returns content lengths, not the text
             // a passage is cut from.
@@ -733,10 +740,14 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 "eval --passages works with the index file, not with --pg".into(),
             ));
         }
-        let mut searcher = crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?;
-        let runs = eval::evaluate_ranked(
+        let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?);
+        // PostgreSQL ranks one way: the default method's run only.
+        let runs = eval::evaluate_searcher(
+            &searcher,
+            eval::Extras::default(),
             &cases,
             &args.mode,
+            &[Method::Default],
             eval::Limits {
                 top: args.top,
                 chars: args.chars,
@@ -744,7 +755,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 passages: false,
                 expand: 0,
             },
-            |query| searcher.ranked(query, args.top),
+            &diversity,
         )?;
         return write_eval(&args, &cases, runs, out);
     }
@@ -851,13 +862,20 @@ pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) ->
         options.top,
         options.min_score,
         &options.diversity,
+    )?;
+    let mut report = Report::of(
+        searcher,
+        &options.query,
+        options.scoring,
+        &ranking,
+        options.top,
     );
-    let matcher = searcher.matcher();
-    let mut report = Report::new(matcher, &options.query, options.scoring, &ranking.outcome);
-    report.apply_fallback(matcher, &ranking, options.top);
     report.suggest = searcher.suggest(&options.query, &ranking, SUGGESTIONS);
     report.confidence = crate::output::Confidence::of(&report.keywords, &report.results);
-    if options.expand > 0 && !report.results.is_empty() {
+    if let Some(matcher) = searcher.matcher()
+        && options.expand > 0
+        && !report.results.is_empty()
+    {
         report.expand(
             matcher,
             &crate::links::load(&options.links)?,
@@ -875,9 +893,19 @@ pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) ->
         }
     }
     if options.with_content {
-        let mut library = Library::new(&options.knowledge);
+        // The index backend reads the knowledge files; PostgreSQL sends the
+        // results' stored text in one query.
+        let mut texts = searcher
+            .texts()
+            .unwrap_or_else(|| Texts::files(&options.knowledge));
+        let references: Vec<&str> = report
+            .results
+            .iter()
+            .map(|r| r.reference.as_str())
+            .collect();
+        searcher.load_texts(&mut texts, &references)?;
         let words = passage_words(options)?;
-        report.attach_content(|r| library.section(r), options.budget, words.as_ref())?;
+        report.attach_content(|r| texts.section(r), options.budget, words.as_ref())?;
     }
     Ok(report)
 }

@@ -6,7 +6,7 @@
 //! metrics (defined in docs/accuracy.md). [`evaluate_full`] also takes the
 //! knowledge directory, which the BM25 reference method ([`Method::Bm25`]) needs.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -315,23 +315,6 @@ pub fn evaluate_with_links(
     diversity: &Diversity,
     settings: Settings,
 ) -> Result<Vec<Run>> {
-    let top = limits.top;
-    let graph = crate::links::expand::Graph::new(links);
-    let row_of: HashMap<&str, usize> = if limits.expand > 0 {
-        index
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.reference.as_str(), i))
-            .collect()
-    } else {
-        HashMap::new()
-    };
-    // Content length (characters) of each row, read on first need, for R@chars.
-    let mut library = knowledge.map(crate::knowledge::content::Library::new);
-    let mut lengths: HashMap<usize, usize> = HashMap::new();
-    // With passages: each row's text cut into units, on first need.
-    let mut paragraphs: HashMap<usize, Option<Paragraphs>> = HashMap::new();
     // Many queries over one index: the word index (as the search cache holds
     // it) pays for itself after a few, and answers exactly as the scan.
     let mut matcher = Matcher::new(index)?;
@@ -345,6 +328,59 @@ pub fn evaluate_with_links(
     } else {
         None
     };
+    evaluate_searcher(
+        &searcher,
+        Extras {
+            index: Some(index),
+            links,
+            bm25: bm25.as_ref(),
+        },
+        cases,
+        modes,
+        methods,
+        limits,
+        diversity,
+    )
+}
+
+/// What an eval over the index file has beyond its [`Searcher`]: the index
+/// (BM25's rows, and the sections `--expand` may add), its links and the
+/// BM25 reference method. None of them for PostgreSQL.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Extras<'i> {
+    pub(crate) index: Option<&'i Index>,
+    pub(crate) links: &'i [crate::links::Link],
+    pub(crate) bm25: Option<&'i Bm25Index>,
+}
+
+/// Runs every case in every mode it supports with every method through
+/// `searcher`, whichever backend ranks (`kbidx eval` and `kbidx eval --pg`):
+/// the same ranking `kbidx search` prints, scored per case by [`score_case`].
+/// R@chars counts the content `searcher` hands over (the knowledge files, or
+/// the table's `content`), and is left out when it has none.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate_searcher(
+    searcher: &Searcher<'_>,
+    extras: Extras<'_>,
+    cases: &[Case],
+    modes: &[Mode],
+    methods: &[Method],
+    limits: Limits,
+    diversity: &Diversity,
+) -> Result<Vec<Run>> {
+    let top = limits.top;
+    let graph = crate::links::expand::Graph::new(extras.links);
+    let known: HashSet<&str> = match extras.index {
+        Some(index) if limits.expand > 0 => {
+            index.entries.iter().map(|e| e.reference.as_str()).collect()
+        }
+        _ => HashSet::new(),
+    };
+    // Content length (characters) of each section, read on first need, for R@chars.
+    let mut texts = searcher.texts();
+    let mut lengths: HashMap<String, usize> = HashMap::new();
+    // With passages: each section's text cut into units, on first need.
+    let mut paragraphs: HashMap<String, Option<Paragraphs>> = HashMap::new();
     let mut runs = Vec::new();
     for &mode in modes {
         let mut queries = Vec::new();
@@ -359,37 +395,50 @@ pub fn evaluate_with_links(
         for &method in methods {
             let mut results = Vec::new();
             for (case, query) in &queries {
-                let (rows, more): (Vec<usize>, Vec<Vec<usize>>) = match (method, &bm25) {
-                    (Method::Default | Method::Seed, _) => {
+                let (mut references, more): (Vec<String>, Vec<Vec<String>>) = match method {
+                    Method::Default | Method::Seed => {
                         let scoring = if method == Method::Seed {
                             Scoring::Seed
                         } else {
                             Scoring::Default
                         };
-                        let ranking = searcher.search_with(query, scoring, top, None, diversity);
-                        (ranking.rows(), ranking.more)
+                        let ranking = searcher.search_with(query, scoring, top, None, diversity)?;
+                        (searcher.references(&ranking), ranking.more)
                     }
-                    (Method::Bm25, Some(bm25)) => (
-                        bm25.search(query, top)?
+                    Method::Bm25 => {
+                        let (Some(bm25), Some(index)) = (extras.bm25, extras.index) else {
+                            return Err(Error::Usage(
+                                "--scoring bm25 needs the index file and the knowledge directory"
+                                    .into(),
+                            ));
+                        };
+                        let rows = bm25.search(query, top)?;
+                        let references = rows
                             .into_iter()
-                            .map(|(row, _)| row)
-                            .collect(),
-                        Vec::new(),
-                    ),
-                    (Method::Bm25, None) => unreachable!("built above when requested"),
+                            .map(|(row, _)| index.entries[row].reference.clone())
+                            .collect();
+                        (references, Vec::new())
+                    }
                 };
-                let mut rows = rows;
                 if limits.expand > 0 {
-                    let ranked: Vec<&str> = rows
-                        .iter()
-                        .map(|&r| index.entries[r].reference.as_str())
+                    let ranked: Vec<&str> = references.iter().map(String::as_str).collect();
+                    let found: Vec<String> = graph
+                        .neighbours(&ranked, limits.expand)
+                        .into_iter()
+                        .filter(|(r, _)| known.contains(r))
+                        .map(|(r, _)| r.to_owned())
                         .collect();
-                    let found = graph.neighbours(&ranked, limits.expand);
-                    rows.extend(found.iter().filter_map(|(r, _)| row_of.get(r).copied()));
+                    references.extend(found);
                 }
-                let mut starts = Vec::with_capacity(rows.len());
-                let mut wholes = Vec::with_capacity(rows.len());
-                if let Some(library) = library.as_mut() {
+                let mut starts = Vec::with_capacity(references.len());
+                let mut wholes = Vec::with_capacity(references.len());
+                if let Some(texts) = texts.as_mut() {
+                    let missing: Vec<&str> = references
+                        .iter()
+                        .filter(|r| !lengths.contains_key(*r))
+                        .map(String::as_str)
+                        .collect();
+                    searcher.load_texts(texts, &missing)?;
                     let cap = limits.chars_per_result.unwrap_or(usize::MAX);
                     let words = if limits.passages {
                         Some(QueryWords::of(query)?)
@@ -397,28 +446,29 @@ pub fn evaluate_with_links(
                         None
                     };
                     let mut offset = 0;
-                    for &row in &rows {
+                    for reference in &references {
                         starts.push(offset);
-                        let reference = &index.entries[row].reference;
                         let (handed, whole) = match &words {
                             None => {
-                                let length = *lengths.entry(row).or_insert_with(|| {
-                                    library
-                                        .section(reference)
-                                        .map_or(0, |text| text.chars().count())
-                                });
+                                let length =
+                                    *lengths.entry(reference.clone()).or_insert_with(|| {
+                                        texts
+                                            .section(reference)
+                                            .map_or(0, |text| text.chars().count())
+                                    });
                                 (length.min(cap), length <= cap)
                             }
                             Some(words) => {
                                 // Each section analysed once per run, as
                                 // `search --passages` would cut it.
-                                let analysed = paragraphs.entry(row).or_insert_with(|| {
-                                    let (chars, tokens) = passage_caps_for(limits.chars_per_result);
-                                    library
-                                        .section(reference)
-                                        .ok()
-                                        .and_then(|text| Paragraphs::new(&text, chars, tokens).ok())
-                                });
+                                let analysed =
+                                    paragraphs.entry(reference.clone()).or_insert_with(|| {
+                                        let (chars, tokens) =
+                                            passage_caps_for(limits.chars_per_result);
+                                        texts.section(reference).ok().and_then(|text| {
+                                            Paragraphs::new(&text, chars, tokens).ok()
+                                        })
+                                    });
                                 analysed.as_ref().map_or((0, true), |p| {
                                     let passage = p.passage(words);
                                     (passage.text.chars().count(), !passage.truncated)
@@ -429,26 +479,23 @@ pub fn evaluate_with_links(
                         wholes.push(whole.then_some(offset));
                     }
                 }
-                let references: Vec<&str> = rows
-                    .iter()
-                    .map(|&row| index.entries[row].reference.as_str())
-                    .collect();
+                let listed: Vec<&str> = references.iter().map(String::as_str).collect();
                 // Folded sections: at their result's rank, with no content (see
                 // above), unless they are also listed (a linked neighbour).
                 let mut folded: HashMap<&str, usize> = HashMap::new();
-                for (i, rows) in more.iter().enumerate() {
-                    for &row in rows {
-                        folded.insert(index.entries[row].reference.as_str(), i + 1);
+                for (i, references) in more.iter().enumerate() {
+                    for reference in references {
+                        folded.insert(reference.as_str(), i + 1);
                     }
                 }
-                results.push(score_case(case, &references, &starts, &wholes, &folded));
+                results.push(score_case(case, &listed, &starts, &wholes, &folded));
             }
             runs.push(Run {
                 mode,
                 method,
                 fallback: method == Method::Default && searcher.fallback_possible(Scoring::Default),
                 body: method == Method::Default && searcher.body_possible(Scoring::Default),
-                metrics: metrics_within(&results, library.is_some().then_some(limits.chars)),
+                metrics: metrics_within(&results, texts.is_some().then_some(limits.chars)),
                 cases: results,
             });
         }
@@ -492,58 +539,6 @@ fn score_case(
         returned: references.len(),
         ranks,
     }
-}
-
-/// Runs every case in every mode it supports through another ranking
-/// backend (`kbidx eval --pg`): `rank` returns a query's references, best
-/// first, with each one's content length in characters. One run per mode,
-/// method `default`, scored exactly as [`evaluate_with_links`] scores the
-/// file search.
-pub(crate) fn evaluate_ranked(
-    cases: &[Case],
-    modes: &[Mode],
-    limits: Limits,
-    mut rank: impl FnMut(&Query) -> Result<Vec<(String, usize)>>,
-) -> Result<Vec<Run>> {
-    let mut runs = Vec::new();
-    for &mode in modes {
-        let mut results = Vec::new();
-        for case in cases {
-            let Some(query) = case_query(case, mode)? else {
-                continue;
-            };
-            let ranked = rank(&query)?;
-            let mut starts = Vec::with_capacity(ranked.len());
-            let mut wholes = Vec::with_capacity(ranked.len());
-            let mut offset = 0;
-            let cap = limits.chars_per_result.unwrap_or(usize::MAX);
-            for (_, chars) in &ranked {
-                starts.push(offset);
-                offset += (*chars).min(cap);
-                wholes.push((*chars <= cap).then_some(offset));
-            }
-            let references: Vec<&str> = ranked.iter().map(|(r, _)| r.as_str()).collect();
-            results.push(score_case(
-                case,
-                &references,
-                &starts,
-                &wholes,
-                &HashMap::new(),
-            ));
-        }
-        if results.is_empty() {
-            continue;
-        }
-        runs.push(Run {
-            mode,
-            method: Method::Default,
-            fallback: false,
-            body: false,
-            metrics: metrics_within(&results, Some(limits.chars)),
-            cases: results,
-        });
-    }
-    Ok(runs)
 }
 
 /// Computes the aggregates over per-query results.

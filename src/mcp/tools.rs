@@ -230,7 +230,7 @@ impl Tools {
                 let _ = writeln!(
                     log,
                     "kbidx mcp: {index} ({} sections) and knowledge {knowledge} ready in {:.1} ms",
-                    searcher.matcher().len(),
+                    searcher.len(),
                     ms(started)
                 );
             }
@@ -402,7 +402,7 @@ impl Tools {
         let content = Library::new(&self.knowledge).section(reference)?;
         // The title from the index, when it can be read and lists the section.
         let title = self.searcher(log).ok().and_then(|searcher| {
-            let matcher = searcher.matcher();
+            let matcher = searcher.matcher()?;
             (0..matcher.len())
                 .map(|row| matcher.entry(row))
                 .find(|entry| entry.reference == reference)

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::index::toon::quote;
 use crate::search::fallback;
 use crate::search::suggest::Suggestion;
-use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring};
+use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher};
 
 pub(crate) mod budget;
 pub(crate) mod build;
@@ -323,14 +323,81 @@ impl From<&fallback::TermMatch> for MatchedRow {
 }
 
 impl Report {
-    /// Builds the report for `outcome` of `query` over `entries` (the matcher's rows).
-    pub(crate) fn new(
-        entries: &Matcher<'_>,
+    /// The report of `ranking`, which `searcher` ranked for `query` with
+    /// `scoring` and `top` results: its results in the ranking's order, with
+    /// what each matched (suggestions and confidence are set later).
+    pub(crate) fn of(
+        searcher: &Searcher<'_>,
         query: &Query,
         scoring: Scoring,
-        outcome: &Outcome,
+        ranking: &Ranking,
+        top: usize,
     ) -> Self {
-        let keywords = KeywordLists::of(query);
+        if let Some(matcher) = searcher.matcher() {
+            let mut report = Self::new(matcher, query, scoring, &ranking.outcome);
+            report.apply_fallback(matcher, ranking, top);
+            return report;
+        }
+        // PostgreSQL: one stage, scores normalised by the query's best.
+        let mut report = Self::new_empty(query, scoring, &ranking.outcome);
+        let best = ranking
+            .pg
+            .first()
+            .map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
+        for (i, &source) in ranking.order.iter().enumerate() {
+            let fallback::Source::Pg(k) = source else {
+                continue;
+            };
+            let hit = &ranking.pg[k];
+            let matched = hit
+                .matched
+                .iter()
+                .map(|(keyword, level, weight)| MatchedRow {
+                    keyword: keyword.clone(),
+                    level: level.as_str(),
+                    field: "tsvector",
+                    points: round(*weight),
+                    partial: None,
+                    stage: Some("pg"),
+                })
+                .collect();
+            report.results.push(ResultRow {
+                rank: report.results.len() + 1,
+                more: ranking.more.get(i).cloned().unwrap_or_default(),
+                ..ResultRow::of(
+                    &hit.reference,
+                    &hit.title,
+                    (hit.score, (hit.score / best).min(1.0)),
+                    "pg",
+                    matched,
+                )
+            });
+        }
+        report
+    }
+
+    /// A report with no results yet.
+    fn new_empty(query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
+        Self {
+            query: query.question.clone(),
+            keywords: KeywordLists::of(query),
+            scoring: scoring.as_str(),
+            total: outcome.total,
+            search_mode: outcome.mode.as_ref().map(|m| SearchModeRow {
+                mode: m.as_str(),
+                reason: m.reason.clone(),
+            }),
+            fallback: fallback::Status::Off.as_str(),
+            fallback_note: String::new(),
+            suggest: Vec::new(),
+            confidence: Confidence::default(),
+            results: Vec::new(),
+            budget: None,
+        }
+    }
+
+    /// Builds the report for `outcome` of `query` over `entries` (the matcher's rows).
+    fn new(entries: &Matcher<'_>, query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
         let results = outcome
             .hits
             .iter()
@@ -350,26 +417,14 @@ impl Report {
             })
             .collect();
         Self {
-            query: query.question.clone(),
-            keywords,
-            scoring: scoring.as_str(),
-            total: outcome.total,
-            search_mode: outcome.mode.as_ref().map(|m| SearchModeRow {
-                mode: m.as_str(),
-                reason: m.reason.clone(),
-            }),
-            fallback: fallback::Status::Off.as_str(),
-            fallback_note: String::new(),
-            suggest: Vec::new(),
-            confidence: Confidence::default(),
             results,
-            budget: None,
+            ..Self::new_empty(query, scoring, outcome)
         }
     }
 
     /// Merges the fallback's hits into the index pass's results in the
     /// ranking's final order (see [`fallback::merge`]) and renumbers the ranks.
-    pub(crate) fn apply_fallback(&mut self, entries: &Matcher<'_>, ranking: &Ranking, top: usize) {
+    fn apply_fallback(&mut self, entries: &Matcher<'_>, ranking: &Ranking, top: usize) {
         let (outcome, pass) = (&ranking.outcome, &ranking.pass);
         self.fallback = pass.status.as_str();
         self.fallback_note = match pass.status {
@@ -430,14 +485,13 @@ impl Report {
                         Vec::new(),
                     ))
                 }
+                // Not in an index ranking.
+                fallback::Source::Pg(_) => None,
             };
             if let Some(mut row) = row {
                 row.rank = i + 1;
                 if let Some(more) = ranking.more.get(i) {
-                    row.more = more
-                        .iter()
-                        .map(|&r| entries.entry(r).reference.to_string())
-                        .collect();
+                    row.more.clone_from(more);
                 }
                 // Fused rankings: the score that put the row here.
                 if let Some(&(score, normalized)) = ranking.fused.get(i) {

@@ -10,8 +10,9 @@
 //! same way: one tsquery per keyword (a multi-word levelled keyword as an AND
 //! group), ranked with `ts_rank_cd` and weighted by the keyword's level and
 //! an idf from the table, plus a share of the best section of the same file
-//! (the body stage's file share). The result document is the file search's
-//! [`Report`], so the JSON is the same.
+//! (the body stage's file share). [`PgSearcher`] is a backend of the one
+//! [`crate::search::Searcher`]: the file search's result shaping, output
+//! and eval take its ranking as they take the index's.
 //!
 //! The synchronous `postgres` client without TLS: kbidx is a CLI with one
 //! connection per command, and a loopback or socket-adjacent server is the
@@ -28,9 +29,8 @@ use crate::error::{Error, Result};
 use crate::index::model::{Entry, split_reference};
 use crate::knowledge::Root;
 use crate::knowledge::content::Sections;
-use crate::output::{Confidence, KeywordLists, MatchedRow, Report, ResultRow};
 use crate::search::bm25::terms;
-use crate::search::{Level, Query, Scoring};
+use crate::search::{Level, Query};
 
 /// The layout of the tables this kbidx writes and reads. A schema with a
 /// higher version was written by a newer kbidx: refused, not guessed at.
@@ -40,15 +40,27 @@ pub(crate) const SCHEMA_VERSION: i64 = 1;
 pub(crate) const DEFAULT_SCHEMA: &str = "kbidx";
 
 /// `ts_rank_cd` weights `{D, C, B, A}`: body, terms, hints, title. Title
-/// first as in the body stage (title 5, hints 1, terms 0.5, body 1); body
-/// 0.1 rather than 0.2 measured better on the shared sets (docs/postgres.md).
-/// Each word's rank goes through normalisation 32 (`rank / (rank + 1)`), a
-/// saturation like BM25's `k1`.
-const WEIGHTS: &str = "'{0.1, 0.1, 0.2, 1.0}'";
+/// first as in the body stage; body 0.15 and hints 0.4 chosen on the dev
+/// split among a few variants (docs/postgres.md). Each word's rank goes
+/// through normalisation 32 (`rank / (rank + 1)`), a saturation like BM25's
+/// `k1` (0, 1, 2 and 33 measured worse on the dev split).
+const WEIGHTS: &str = "'{0.15, 0.1, 0.4, 1.0}'";
 
 /// Share of the best-scoring section of the same file added to a section's
-/// score: the body stage's file share (0.2), as a window over the matches.
+/// score: the body stage's file share (0.2, confirmed on the dev split), as
+/// a window over the candidates.
 const FILE_SHARE: &str = "0.2";
+
+/// The candidate bound (or `--top`, when larger) of each tier of
+/// [`PgSearcher::rank`]: what keeps a question on a million sections
+/// interactive (p50 0.29 s at 1,000, 0.45 s at 2,000, docs/postgres.md). On
+/// the dev split 1,000 measured as well as 2,000 and as no bound.
+const CANDIDATES: usize = 1000;
+
+/// A table larger than this has its row count, and a lexeme in more rows
+/// than this its document frequency, estimated from PostgreSQL's statistics
+/// instead of counted (counting reads every match); below it, counts are exact.
+const ESTIMATE_ABOVE: f64 = 50_000.0;
 
 /// PostgreSQL limits: positions 1–16383, 256 positions per lexeme, lexemes under 2 KiB.
 const MAX_POSITION: usize = 16383;
@@ -168,7 +180,8 @@ fn newer(schema: &str, version: i64) -> Error {
 fn ensure_schema(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
     match stored_version(tx, schema)? {
         Some(v) if v > SCHEMA_VERSION => return Err(newer(schema, v)),
-        Some(_) => return Ok(()),
+        // A schema pushed before the tier indexes existed gets them now.
+        Some(_) => return create_tier_indexes(tx, schema),
         None => {}
     }
     let sql = format!(
@@ -193,7 +206,28 @@ fn ensure_schema(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()>
          CREATE INDEX sections_file ON {schema}.sections (file);"
     );
     tx.batch_execute(&sql)
-        .map_err(|e| db_error(&format!("cannot create schema {schema}"), &e))
+        .map_err(|e| db_error(&format!("cannot create schema {schema}"), &e))?;
+    create_tier_indexes(tx, schema)
+}
+
+/// Candidate tiers beyond the `tsv` index, best first: the lexemes of a
+/// row's title (weight A), and of its title and hints (A and B). A GIN index
+/// on each expression finds the rows whose title (or hints) hold a query's
+/// words without reading their `tsvector` (see [`PgSearcher::rank`]): (index
+/// name, expression).
+const TIERS: [(&str, &str); 2] = [
+    ("sections_title", "ts_filter(tsv, '{a}')"),
+    ("sections_head", "ts_filter(tsv, '{a,b}')"),
+];
+
+fn create_tier_indexes(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
+    for (name, expression) in TIERS {
+        tx.batch_execute(&format!(
+            "CREATE INDEX IF NOT EXISTS {name} ON {schema}.sections USING GIN ({expression})"
+        ))
+        .map_err(|e| db_error(&format!("cannot create the index {name} in {schema}"), &e))?;
+    }
+    Ok(())
 }
 
 /// What `kbidx pg push` did.
@@ -364,6 +398,12 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
         }
         finish(writer)?;
     }
+    if !changed.is_empty() || !gone.is_empty() {
+        // Fresh statistics: search estimates a large table's row count and
+        // its common words' frequencies from them.
+        tx.batch_execute(&format!("ANALYZE {schema}.sections"))
+            .map_err(|e| db_error("cannot analyze the sections table", &e))?;
+    }
     tx.commit()
         .map_err(|e| db_error("cannot commit the push", &e))?;
     Ok(PushSummary {
@@ -525,10 +565,14 @@ pub(crate) fn tsvector(fields: &[&str; 4]) -> String {
 #[derive(Debug, Clone, PartialEq)]
 struct Unit {
     tsquery: String,
+    /// Its lexemes (several for an AND group).
+    words: Vec<String>,
     /// The keyword it came from (for `matched`), its level and weight.
     keyword: String,
     level: Level,
     weight: f64,
+    /// A question word that is part of a longer one (`楽観` of `楽観的ロック`).
+    part: bool,
 }
 
 /// The query's units: one per keyword token, or per multi-word levelled
@@ -554,17 +598,21 @@ fn units(query: &Query) -> Vec<Unit> {
                 .join(" & ");
             add(Unit {
                 tsquery,
+                words,
                 keyword: k.text.clone(),
                 level: k.level,
                 weight,
+                part: k.weight < 1.0,
             });
         } else {
             for w in words {
                 add(Unit {
                     tsquery: lexeme(&w),
+                    words: vec![w.clone()],
                     keyword: w,
                     level: k.level,
                     weight,
+                    part: k.weight < 1.0,
                 });
             }
         }
@@ -572,12 +620,18 @@ fn units(query: &Query) -> Vec<Unit> {
     units
 }
 
-/// A connection prepared for searching one schema.
+/// A connection prepared for searching one schema: the PostgreSQL backend
+/// of [`crate::search::Searcher`].
 pub(crate) struct PgSearcher {
     client: Client,
     schema: String,
     /// Sections in the table (for idf).
     rows: i64,
+    /// The share of rows holding each of the table's most common lexemes,
+    /// from PostgreSQL's statistics (read once; empty for a small table).
+    common: Option<HashMap<String, f64>>,
+    /// The [`TIERS`] whose index exists (a schema pushed by an older kbidx has none).
+    tiers: Vec<&'static str>,
 }
 
 /// One ranked row as PostgreSQL returned it.
@@ -586,9 +640,8 @@ pub(crate) struct PgHit {
     pub(crate) reference: String,
     pub(crate) title: String,
     pub(crate) score: f64,
-    pub(crate) content: Option<String>,
-    pub(crate) content_chars: usize,
-    matched: Vec<bool>,
+    /// The query units the row matched: keyword, level and weight.
+    pub(crate) matched: Vec<(String, Level, f64)>,
 }
 
 impl std::fmt::Debug for PgSearcher {
@@ -611,44 +664,166 @@ impl PgSearcher {
             Some(v) if v > SCHEMA_VERSION => return Err(newer(schema, v)),
             Some(_) => {}
         }
-        let rows: i64 = client
-            .query_one(&format!("SELECT count(*) FROM {schema}.sections"), &[])
+        // A large table's row count from its statistics: counting a
+        // million rows takes longer than the search.
+        let estimate: f64 = client
+            .query_one(
+                "SELECT coalesce((SELECT reltuples::float8 FROM pg_class WHERE oid = to_regclass($1)), -1)",
+                &[&format!("{schema}.sections")],
+            )
             .map_err(|e| db_error("cannot read the sections table", &e))?
             .get(0);
+        let rows: i64 = if estimate >= ESTIMATE_ABOVE {
+            estimate as i64
+        } else {
+            client
+                .query_one(&format!("SELECT count(*) FROM {schema}.sections"), &[])
+                .map_err(|e| db_error("cannot read the sections table", &e))?
+                .get(0)
+        };
+        let mut tiers = Vec::new();
+        for (name, expression) in TIERS {
+            let exists: bool = client
+                .query_one(
+                    "SELECT to_regclass($1) IS NOT NULL",
+                    &[&format!("{schema}.{name}")],
+                )
+                .map_err(|e| db_error("cannot read the sections table", &e))?
+                .get(0);
+            if exists {
+                tiers.push(expression);
+            }
+        }
         Ok(Self {
             client,
             schema: schema.to_owned(),
             rows,
+            common: None,
+            tiers,
         })
     }
 
-    /// The top `top` rows for `query` and how many rows matched at all.
-    fn rank(
+    /// Sections in the table.
+    pub(crate) fn len(&self) -> usize {
+        usize::try_from(self.rows).unwrap_or(0)
+    }
+
+    /// The stored text of each of `references` (`None`: the row has no
+    /// content, its section could not be read at push time).
+    pub(crate) fn contents(
         &mut self,
-        units: &[Unit],
+        references: &[&str],
+    ) -> Result<HashMap<String, Option<String>>> {
+        let rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT reference, content FROM {}.sections WHERE reference = ANY($1)",
+                    self.schema
+                ),
+                &[&references],
+            )
+            .map_err(|e| db_error("cannot read section content", &e))?;
+        Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    /// The share of rows holding each common lexeme (`most_common_elems`
+    /// of the `tsv` column; `pg push` runs ANALYZE), read once.
+    fn common(&mut self) -> Result<&HashMap<String, f64>> {
+        if self.common.is_none() {
+            let mut common = HashMap::new();
+            if self.rows as f64 >= ESTIMATE_ABOVE {
+                let rows = self
+                    .client
+                    .query(
+                        "SELECT most_common_elems::text::text[], most_common_elem_freqs
+                         FROM pg_stats WHERE schemaname = $1 AND tablename = 'sections' AND attname = 'tsv'",
+                        &[&self.schema],
+                    )
+                    .map_err(|e| db_error("cannot read the table's statistics", &e))?;
+                if let Some(row) = rows.first() {
+                    let words: Option<Vec<String>> = row.get(0);
+                    let shares: Option<Vec<f32>> = row.get(1);
+                    // The shares array ends with three summary numbers: zip drops them.
+                    for (word, share) in words
+                        .unwrap_or_default()
+                        .into_iter()
+                        .zip(shares.unwrap_or_default())
+                    {
+                        common.insert(word, f64::from(share));
+                    }
+                }
+            }
+            self.common = Some(common);
+        }
+        Ok(self.common.get_or_insert_with(HashMap::new))
+    }
+
+    /// How many rows match `unit`: estimated from the statistics when they
+    /// put it in many rows (an AND group: the product of its words'
+    /// shares), else counted on the GIN index.
+    fn df(&mut self, unit: &Unit) -> Result<f64> {
+        let n = self.rows as f64;
+        let common = self.common()?;
+        let estimate = unit
+            .words
+            .iter()
+            .map(|w| common.get(w).copied())
+            .product::<Option<f64>>()
+            .map(|share| share * n);
+        if let Some(df) = estimate.filter(|df| *df >= ESTIMATE_ABOVE) {
+            return Ok(df);
+        }
+        let df: i64 = self
+            .client
+            .query_one(
+                &format!(
+                    "SELECT count(*) FROM {}.sections WHERE tsv @@ $1::text::tsquery",
+                    self.schema
+                ),
+                &[&unit.tsquery],
+            )
+            .map_err(|e| db_error("search failed", &e))?
+            .get(0);
+        Ok(df as f64)
+    }
+
+    /// The top `top` rows for `query` (those scoring below `min_score`
+    /// dropped), best first, and how many rows were ranked.
+    ///
+    /// `ts_rank_cd` reads each candidate's `tsvector`, so the cost is the
+    /// number of candidates (about 50 µs each), and a GIN index finds rows,
+    /// it does not order them. So the candidates are bounded (see
+    /// [`CANDIDATES`]): the rows matching the query's rarest selecting words,
+    /// as many words as fit in the bound together (all of them: the exact
+    /// ranking of every row matching a selecting word). When not all fit:
+    /// those rows, plus AND-first tiers, each at most [`CANDIDATES`] rows in
+    /// table order: rows whose title holds every word of the query, rows
+    /// whose title or hints do (the [`TIERS`] indexes), rows whose text does; while fewer than
+    /// `top` rows match every word, the most common words are dropped from
+    /// the AND, down to the rarest alone (and the fewer rows matching one
+    /// word more are all kept).
+    pub(crate) fn rank(
+        &mut self,
+        query: &Query,
         top: usize,
-        with_content: bool,
+        min_score: Option<f64>,
     ) -> Result<(Vec<PgHit>, usize)> {
+        let units = units(query);
         if units.is_empty() {
             return Ok((Vec::new(), 0));
         }
-        let schema = &self.schema;
-        // idf per unit, as BM25 computes it, from the GIN index.
-        let mut idf = Vec::with_capacity(units.len());
-        for u in units {
-            let df: i64 = self
-                .client
-                .query_one(
-                    &format!(
-                        "SELECT count(*) FROM {schema}.sections WHERE tsv @@ $1::text::tsquery"
-                    ),
-                    &[&u.tsquery],
-                )
-                .map_err(|e| db_error("search failed", &e))?
-                .get(0);
-            let (n, df) = (self.rows as f64, df as f64);
-            idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());
+        // idf per unit, as BM25 computes it.
+        let mut df = Vec::with_capacity(units.len());
+        for u in &units {
+            df.push(self.df(u)?);
         }
+        let n = self.rows as f64;
+        let idf: Vec<f64> = df
+            .iter()
+            .map(|df| (1.0 + (n - df + 0.5) / (df + 0.5)).ln())
+            .collect();
+        let schema = self.schema.clone();
         let params: Vec<String> = (1..=units.len())
             .map(|i| format!("${i}::text::tsquery"))
             .collect();
@@ -669,35 +844,102 @@ impl PgSearcher {
             .map(|p| format!("tsv @@ {p}"))
             .collect::<Vec<_>>()
             .join(", ");
-        // Candidates: rows matching a word that is in at most half of the
-        // rows (idf ≥ ln 2). A word in nearly every row (a synthetic corpus's
-        // 「データベース」: 99.98%) would make PostgreSQL rank every row, for
-        // an idf near 0; it still counts in the score of the candidates.
-        // When every word is that common, all of them select.
-        let selective: Vec<&String> = params
+        // Rarest first.
+        let mut rarest: Vec<usize> = (0..units.len()).collect();
+        rarest.sort_by(|&a, &b| df[a].total_cmp(&df[b]).then(a.cmp(&b)));
+        // Words that select: those in at most half of the rows (idf ≥ ln 2).
+        // A word in nearly every row (a synthetic corpus's 「データベース」:
+        // 99.98%) selects nothing, at an idf near 0; it still counts in the
+        // candidates' score. When every word is that common, all select.
+        let mut selecting: Vec<usize> = rarest
             .iter()
-            .zip(&idf)
-            .filter(|(_, idf)| **idf >= std::f64::consts::LN_2)
-            .map(|(p, _)| p)
+            .copied()
+            .filter(|&i| idf[i] >= std::f64::consts::LN_2)
             .collect();
-        let any = if selective.is_empty() {
-            params.join(" || ")
-        } else {
-            selective
-                .iter()
-                .map(|p| p.as_str())
+        if selecting.is_empty() {
+            selecting.clone_from(&rarest);
+        }
+        let bound = CANDIDATES.max(top);
+        let mut exact = Vec::new();
+        let mut rows = 0.0;
+        for &i in &selecting {
+            if rows + df[i] > bound as f64 {
+                break;
+            }
+            rows += df[i];
+            exact.push(i);
+        }
+        let any = |set: &[usize]| {
+            set.iter()
+                .map(|&i| params[i].as_str())
                 .collect::<Vec<_>>()
                 .join(" || ")
         };
-        let content = if with_content {
-            "content"
+        let columns = "reference, file, title, tsv";
+        let from = if exact.len() == selecting.len() {
+            format!("{schema}.sections WHERE tsv @@ ({})", any(&exact))
         } else {
-            "NULL::text"
+            // Title, then title and hints first: their words weigh most, and
+            // their indexes find such rows among a million without reading them.
+            let mut parts = Vec::new();
+            if !exact.is_empty() {
+                parts.push(format!(
+                    "SELECT {columns} FROM {schema}.sections WHERE tsv @@ ({})",
+                    any(&exact)
+                ));
+            }
+            // The AND leaves out words in no row (it would match nothing)
+            // and the parts of longer words (a row holding `楽観的ロック`
+            // need not hold `楽観` and `ロック` as well), unless a longer
+            // word is in no row (`国際化`: then its parts stand for it).
+            let whole_missing = (0..units.len()).any(|i| !units[i].part && df[i] == 0.0);
+            let mut and_units: Vec<usize> = rarest
+                .iter()
+                .copied()
+                .filter(|&i| df[i] > 0.0 && (whole_missing || !units[i].part))
+                .collect();
+            if and_units.is_empty() {
+                and_units = rarest.iter().copied().filter(|&i| df[i] > 0.0).collect();
+            }
+            let mut fields = self.tiers.clone();
+            fields.push("tsv");
+            if and_units.is_empty() {
+                fields.clear();
+            }
+            for field in fields {
+                let (k, n) = self.and_first(field, &units, &and_units, top)?;
+                let and = |k: usize| {
+                    and_units[..k]
+                        .iter()
+                        .map(|&i| params[i].as_str())
+                        .collect::<Vec<_>>()
+                        .join(" && ")
+                };
+                parts.push(format!(
+                    "SELECT * FROM (SELECT {columns} FROM {schema}.sections WHERE {field} @@ ({}) LIMIT {bound}) a",
+                    and(k)
+                ));
+                // The rows matching one word more: fewer than `top`, all kept.
+                if k < n {
+                    parts.push(format!(
+                        "SELECT {columns} FROM {schema}.sections WHERE {field} @@ ({})",
+                        and(k + 1)
+                    ));
+                }
+            }
+            if parts.is_empty() {
+                // Nothing can match: an empty candidate set.
+                parts.push(format!(
+                    "SELECT {columns} FROM {schema}.sections WHERE false"
+                ));
+            }
+            format!("({}) c", parts.join(" UNION "))
         };
         let sql = format!(
-            "SELECT reference, title, score + {FILE_SHARE} * max(score) OVER (PARTITION BY file) AS total_score, {content}, coalesce(char_length(content), 0), hit, count(*) OVER ()
-             FROM (SELECT reference, file, title, content, ({score})::float8 AS score, ARRAY[{hits}] AS hit
-                   FROM {schema}.sections WHERE tsv @@ ({any})) s
+            "SELECT reference, title, total_score, hit, count(*) OVER ()
+             FROM (SELECT reference, title, hit, score + {FILE_SHARE} * max(score) OVER (PARTITION BY file) AS total_score
+                   FROM (SELECT reference, file, title, ({score})::float8 AS score, ARRAY[{hits}] AS hit
+                         FROM {from}) s) t
              ORDER BY total_score DESC, reference
              LIMIT {top}"
         );
@@ -709,97 +951,68 @@ impl PgSearcher {
             .client
             .query(&sql, &values)
             .map_err(|e| db_error("search failed", &e))?;
-        let total = rows.first().map_or(0, |r| r.get::<_, i64>(6) as usize);
+        let total = rows.first().map_or(0, |r| r.get::<_, i64>(4) as usize);
+        // Best first: the rows below `min_score` are the tail.
         let hits = rows
             .into_iter()
-            .map(|r| PgHit {
-                reference: r.get(0),
-                title: r.get(1),
-                score: r.get(2),
-                content: r.get(3),
-                content_chars: r.get::<_, i32>(4) as usize,
-                matched: r.get(5),
+            .filter(|r| min_score.is_none_or(|min| r.get::<_, f64>(2) >= min))
+            .map(|r| {
+                let hit: Vec<bool> = r.get(3);
+                PgHit {
+                    reference: r.get(0),
+                    title: r.get(1),
+                    score: r.get(2),
+                    matched: units
+                        .iter()
+                        .zip(hit)
+                        .filter(|(_, m)| *m)
+                        .map(|(u, _)| (u.keyword.clone(), u.level, u.weight))
+                        .collect(),
+                }
             })
             .collect();
         Ok((hits, total))
     }
 
-    /// The ranked references of `query` with their content length (for eval).
-    pub(crate) fn ranked(&mut self, query: &Query, top: usize) -> Result<Vec<(String, usize)>> {
-        let units = units(query);
-        let (hits, _) = self.rank(&units, top, false)?;
-        Ok(hits
-            .into_iter()
-            .map(|h| (h.reference, h.content_chars))
-            .collect())
-    }
-
-    /// The search result document for `options`, as the file search prints it.
-    pub(crate) fn report(&mut self, options: &crate::cli::SearchOptions) -> Result<Report> {
-        let query = &options.query;
-        let units = units(query);
-        let (hits, total) = self.rank(&units, options.top, options.with_content)?;
-        let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
-        let mut contents: HashMap<String, String> = HashMap::new();
-        let mut results = Vec::new();
-        for hit in hits {
-            if options.min_score.is_some_and(|min| hit.score < min) {
-                continue;
-            }
-            let matched = units
+    /// How many of the `rarest`-ordered units to AND for the capped
+    /// candidates in `field` (`tsv`, or a [`TIERS`] expression): all `n` of them, or, while
+    /// fewer than `top` rows match them all, all but the most common, down
+    /// to the rarest alone; and `n`.
+    fn and_first(
+        &mut self,
+        field: &str,
+        units: &[Unit],
+        rarest: &[usize],
+        top: usize,
+    ) -> Result<(usize, usize)> {
+        let n = rarest.len();
+        let mut k = n;
+        while k > 1 {
+            let and = (1..=k)
+                .map(|i| format!("${i}::text::tsquery"))
+                .collect::<Vec<_>>()
+                .join(" && ");
+            let values: Vec<&(dyn postgres::types::ToSql + Sync)> = rarest[..k]
                 .iter()
-                .zip(&hit.matched)
-                .filter(|(_, m)| **m)
-                .map(|(u, _)| MatchedRow {
-                    keyword: u.keyword.clone(),
-                    level: u.level.as_str(),
-                    field: "tsvector",
-                    points: crate::output::round(u.weight),
-                    partial: None,
-                    stage: Some("pg"),
-                })
+                .map(|&i| &units[i].tsquery as &(dyn postgres::types::ToSql + Sync))
                 .collect();
-            results.push(ResultRow {
-                rank: results.len() + 1,
-                ..ResultRow::of(
-                    &hit.reference,
-                    &hit.title,
-                    (hit.score, (hit.score / best).min(1.0)),
-                    "pg",
-                    matched,
+            let found: i64 = self
+                .client
+                .query_one(
+                    &format!(
+                        "SELECT count(*) FROM (SELECT 1 FROM {}.sections WHERE {field} @@ ({and}) LIMIT {top}) s",
+                        self.schema
+                    ),
+                    &values,
                 )
-            });
-            if let Some(c) = hit.content {
-                contents.insert(hit.reference, c);
+                .map_err(|e| db_error("search failed", &e))?
+                .get(0);
+            if found as usize >= top {
+                break;
             }
+            k -= 1;
         }
-        let keywords = KeywordLists::of(query);
-        let confidence = Confidence::of(&keywords, &results);
-        let mut report = Report {
-            query: query.question.clone(),
-            keywords,
-            scoring: Scoring::Default.as_str(),
-            total,
-            search_mode: None,
-            fallback: crate::search::fallback::Status::Off.as_str(),
-            fallback_note: String::new(),
-            suggest: Vec::new(),
-            confidence,
-            results,
-            budget: None,
-        };
-        if options.with_content {
-            report.attach_content(
-                |r| {
-                    contents.remove(r).ok_or_else(|| {
-                        Error::Database(format!("section {r} has no content in the table"))
-                    })
-                },
-                options.budget,
-                crate::cli::passage_words(options)?.as_ref(),
-            )?;
-        }
-        Ok(report)
+        Ok((k, n))
     }
 }
 

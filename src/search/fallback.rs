@@ -556,6 +556,8 @@ pub enum Source {
     Fulltext(usize),
     /// The body stage's hit at this position (a row the index pass did not return).
     Body(usize),
+    /// The PostgreSQL backend's hit at this position.
+    Pg(usize),
 }
 
 /// The result order: every index hit, in order, then the fallback's hits

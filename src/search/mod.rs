@@ -30,5 +30,6 @@ pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
 pub use matcher::Matcher;
 pub use query::{Keyword, Level, Query};
 pub use score::{Hit, Match, Outcome, Scoring, SearchMode};
+pub(crate) use searcher::Texts;
 pub use searcher::{Body, Ranking, Searcher, Settings};
 pub use words::{WordIndex, text_hash};

@@ -1,19 +1,28 @@
 //! The one search path that `kbidx search` and `kbidx eval` share.
 //!
-//! [`Searcher::search`] runs the index pass (`matcher`, with the two-pass
-//! file → section blend when configured), then the full-text fallback when
-//! the index pass is unsure (`fallback`), and returns the merged order as a
-//! [`Ranking`]. `output` renders a ranking, `eval` scores it: both see the
-//! same rows in the same order, so eval measures the ranking search ships.
+//! A [`Searcher`] ranks with one of two backends. The index file's: the
+//! index pass (`matcher`, with the two-pass file → section blend when
+//! configured), fused with the body stage, or followed by the full-text
+//! fallback when the index pass is unsure (`fallback`). PostgreSQL's
+//! (`crate::pg`): one SQL ranking. Either way [`Searcher::search_with`]
+//! returns a [`Ranking`], after the same result shaping (`--exclude`,
+//! `--group-by`, `--collapse`); `output` renders a ranking, `eval` scores it:
+//! both see the same results in the same order, so eval measures the
+//! ranking search ships, whichever backend ranked it.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::body::{BodyHit, BodyIndex, Params};
 use super::cache::Cache;
 use super::fallback::{self, Corpus, Pass, Source, Status};
 use super::{Diversity, Hierarchy, Matcher, Outcome, Query, Scoring};
+use crate::error::{Error, Result};
 use crate::index::file::IndexFile;
+use crate::index::model::split_reference;
+use crate::knowledge::content::Library;
+use crate::pg::{PgHit, PgSearcher};
 
 /// The body index of `matcher`'s rows: from the search cache when it holds
 /// one for this index text and these knowledge files, else built from the
@@ -89,10 +98,23 @@ impl Default for Body {
     }
 }
 
+/// A prepared backend: the index file, or a PostgreSQL table.
+#[derive(Debug)]
+pub struct Searcher<'a> {
+    backend: Backend<'a>,
+}
+
+#[derive(Debug)]
+enum Backend<'a> {
+    Index(Box<IndexBackend<'a>>),
+    /// A connection needs `&mut` to query; a searcher is used from one thread.
+    Pg(Box<RefCell<PgSearcher>>),
+}
+
 /// An index prepared for searching, with the knowledge directory the
 /// fallback reads (its section text is loaded once, on first need).
 #[derive(Debug)]
-pub struct Searcher<'a> {
+struct IndexBackend<'a> {
     matcher: Matcher<'a>,
     fallback: fallback::Settings,
     knowledge: Option<PathBuf>,
@@ -119,22 +141,64 @@ pub struct Ranking {
     /// keywords the index pass's own (0 for rows only the body stage found,
     /// which come after).
     pub fused: Vec<(f64, f64)>,
-    /// Per row of `order`, the rows `--group-by file` folded into it (empty
-    /// when nothing was folded or diversity is off).
-    pub more: Vec<Vec<usize>>,
+    /// Per result of `order`, the references `--group-by file` and
+    /// `--collapse` folded into it (empty when nothing was folded or
+    /// diversity is off).
+    pub more: Vec<Vec<String>>,
+    /// The PostgreSQL backend's hits (`Source::Pg` points here).
+    pub(crate) pg: Vec<PgHit>,
 }
 
 impl Ranking {
-    /// The index rows, in final order.
+    /// The index row of `source` (`None` for a PostgreSQL hit: no rows).
+    fn row(&self, source: Source) -> Option<usize> {
+        match source {
+            Source::Index(i) => Some(self.outcome.hits[i].row),
+            Source::Fulltext(i) => Some(self.pass.hits[i].row),
+            Source::Body(i) => Some(self.body[i].row),
+            Source::Pg(_) => None,
+        }
+    }
+
+    /// The index rows, in final order (the index backend's rankings; a
+    /// PostgreSQL ranking has none).
     pub fn rows(&self) -> Vec<usize> {
-        self.order
-            .iter()
-            .map(|source| match *source {
-                Source::Index(i) => self.outcome.hits[i].row,
-                Source::Fulltext(i) => self.pass.hits[i].row,
-                Source::Body(i) => self.body[i].row,
-            })
-            .collect()
+        self.order.iter().filter_map(|&s| self.row(s)).collect()
+    }
+}
+
+/// The text of sections, as `--with-content`, `--collapse` and eval's
+/// R@chars read it: from the knowledge files, or from the table's `content`
+/// (fetched by [`Searcher::load_texts`]).
+#[derive(Debug)]
+pub(crate) struct Texts {
+    library: Option<Library>,
+    table: HashMap<String, Option<String>>,
+}
+
+impl Texts {
+    /// Text read from the knowledge directory `knowledge`.
+    pub(crate) fn files(knowledge: &Path) -> Self {
+        Self {
+            library: Some(Library::new(knowledge)),
+            table: HashMap::new(),
+        }
+    }
+
+    /// The text of the section `reference`.
+    pub(crate) fn section(&mut self, reference: &str) -> Result<String> {
+        if let Some(library) = self.library.as_mut() {
+            return library.section(reference);
+        }
+        match self.table.get(reference) {
+            Some(Some(text)) => Ok(text.clone()),
+            Some(None) => Err(Error::Database(format!(
+                "section {reference} has no content in the table (its file could not be read at push time)"
+            ))),
+            None => Err(Error::Database(format!(
+                "section {reference} is not in the table (pushed again meanwhile?)"
+            ))),
+        }
     }
 }
 
@@ -143,48 +207,293 @@ impl<'a> Searcher<'a> {
     /// directory the fallback reads (`None`: the fallback never runs).
     pub fn new(matcher: Matcher<'a>, settings: Settings, knowledge: Option<PathBuf>) -> Self {
         Self {
-            matcher: matcher.with_hierarchy(settings.hierarchy),
-            fallback: settings.fallback,
-            knowledge,
-            corpus: OnceCell::new(),
-            body: settings.body,
-            body_index: OnceCell::new(),
-            cache: None,
+            backend: Backend::Index(Box::new(IndexBackend {
+                matcher: matcher.with_hierarchy(settings.hierarchy),
+                fallback: settings.fallback,
+                knowledge,
+                corpus: OnceCell::new(),
+                body: settings.body,
+                body_index: OnceCell::new(),
+                cache: None,
+            })),
+        }
+    }
+
+    /// A searcher ranking in PostgreSQL (`search --pg`, `eval --pg`): it
+    /// ranks one way (no scoring methods, stages or fallback).
+    pub(crate) fn postgres(pg: PgSearcher) -> Self {
+        Self {
+            backend: Backend::Pg(Box::new(RefCell::new(pg))),
         }
     }
 
     /// Keeps the body index in `cache` (next to the word index), so that a
     /// search after the first only maps it.
     pub(crate) fn with_cache(mut self, cache: Option<Cache>) -> Self {
-        self.cache = cache;
+        if let Backend::Index(index) = &mut self.backend {
+            index.cache = cache;
+        }
         self
     }
 
-    /// The prepared index.
-    pub fn matcher(&self) -> &Matcher<'a> {
-        &self.matcher
+    /// The prepared index (`None` for PostgreSQL).
+    pub fn matcher(&self) -> Option<&Matcher<'a>> {
+        match &self.backend {
+            Backend::Index(index) => Some(&index.matcher),
+            Backend::Pg(_) => None,
+        }
+    }
+
+    /// Sections searched.
+    pub fn len(&self) -> usize {
+        match &self.backend {
+            Backend::Index(index) => index.matcher.len(),
+            Backend::Pg(pg) => pg.borrow().len(),
+        }
+    }
+
+    /// Whether there is no section to search.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Whether the body stage runs for `scoring` (on, and a knowledge directory exists).
     pub fn body_possible(&self, scoring: Scoring) -> bool {
-        scoring == Scoring::Default
-            && self.body.is_some()
-            && self.knowledge.as_ref().is_some_and(|k| k.is_dir())
+        match &self.backend {
+            Backend::Index(index) => index.body_possible(scoring),
+            Backend::Pg(_) => false,
+        }
     }
 
     /// Whether the fallback can run at all for `scoring` (on, the body stage
     /// off, and a knowledge directory exists).
     pub fn fallback_possible(&self, scoring: Scoring) -> bool {
-        scoring == Scoring::Default
-            && self.fallback.enabled
-            && !self.body_possible(scoring)
-            && self.knowledge.as_ref().is_some_and(|k| k.is_dir())
+        match &self.backend {
+            Backend::Index(index) => index.fallback_possible(scoring),
+            Backend::Pg(_) => false,
+        }
     }
 
     /// Loads the body index now, when the body stage can run, instead of
     /// during the first search: a long-lived searcher (`kbidx mcp`) pays for
     /// it when it starts, not in its first answer.
     pub(crate) fn load_body_index(&self) {
+        if let Backend::Index(index) = &self.backend {
+            index.load_body_index();
+        }
+    }
+
+    /// Where section text comes from (`None`: nowhere, an index backend
+    /// without a knowledge directory).
+    pub(crate) fn texts(&self) -> Option<Texts> {
+        match &self.backend {
+            Backend::Index(index) => index.knowledge.as_ref().map(|k| Texts {
+                library: Some(Library::new(k)),
+                table: HashMap::new(),
+            }),
+            Backend::Pg(_) => Some(Texts {
+                library: None,
+                table: HashMap::new(),
+            }),
+        }
+    }
+
+    /// Makes the text of `references` available in `texts`: one query for
+    /// those PostgreSQL has not sent yet (the index backend reads files on
+    /// demand instead).
+    pub(crate) fn load_texts(&self, texts: &mut Texts, references: &[&str]) -> Result<()> {
+        if let Backend::Pg(pg) = &self.backend {
+            let missing: Vec<&str> = references
+                .iter()
+                .copied()
+                .filter(|r| !texts.table.contains_key(*r))
+                .collect();
+            if !missing.is_empty() {
+                texts.table.extend(pg.borrow_mut().contents(&missing)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The references of `ranking`'s results, in order.
+    pub(crate) fn references(&self, ranking: &Ranking) -> Vec<String> {
+        ranking
+            .order
+            .iter()
+            .map(|&source| match (source, &self.backend) {
+                (Source::Pg(i), _) => ranking.pg[i].reference.clone(),
+                (_, Backend::Index(index)) => ranking
+                    .row(source)
+                    .map(|row| index.matcher.entry(row).reference.to_string())
+                    .unwrap_or_default(),
+                (_, Backend::Pg(_)) => String::new(),
+            })
+            .collect()
+    }
+
+    /// Ranks for `query`: at most `top` results, those scoring below
+    /// `min_score` dropped (the index backend: its index hits).
+    pub fn search(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        min_score: Option<f64>,
+    ) -> Result<Ranking> {
+        self.search_deep(query, scoring, top, top, min_score)
+    }
+
+    /// [`Self::search`] for `top` (which sets how deep each stage looks),
+    /// returning up to `cut` results: the first `top` are those `search`
+    /// returns, in its order, so that diversity's refill does not reorder
+    /// what it keeps.
+    fn search_deep(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        cut: usize,
+        min_score: Option<f64>,
+    ) -> Result<Ranking> {
+        match &self.backend {
+            Backend::Index(index) => Ok(index.search_deep(query, scoring, top, cut, min_score)),
+            Backend::Pg(pg) => {
+                let (hits, total) = pg.borrow_mut().rank(query, cut, min_score)?;
+                Ok(Ranking {
+                    outcome: Outcome {
+                        hits: Vec::new(),
+                        total,
+                        mode: None,
+                    },
+                    pass: Pass {
+                        status: Status::Off,
+                        confident: 0,
+                        min: 0,
+                        hits: Vec::new(),
+                        unreadable: 0,
+                    },
+                    body: Vec::new(),
+                    order: (0..hits.len()).map(Source::Pg).collect(),
+                    fused: Vec::new(),
+                    more: Vec::new(),
+                    pg: hits,
+                })
+            }
+        }
+    }
+
+    /// Whether `ranking` (of [`Self::search_deep`] for `depth` and `cut`)
+    /// holds every result that scores: no stage stopped at its depth.
+    fn complete(&self, ranking: &Ranking, depth: usize, cut: usize) -> bool {
+        match &self.backend {
+            Backend::Index(_) => {
+                let wide = stage_depth(depth);
+                ranking.order.len() < cut
+                    && ranking.outcome.hits.len() < wide
+                    && ranking.body.len() < wide
+            }
+            Backend::Pg(_) => ranking.pg.len() < cut,
+        }
+    }
+
+    /// [`Self::search`], then `diversity` (`--exclude`, `--group-by`,
+    /// `--collapse`) before the `top` cut: the list is refilled from further
+    /// down the same ranking (4 × `top` results, at least 100), and only when
+    /// that is not enough does the backend rank deeper (4 × as deep each
+    /// time), so the list stays `top` long when the sections allow.
+    pub fn search_with(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        min_score: Option<f64>,
+        diversity: &Diversity,
+    ) -> Result<Ranking> {
+        if diversity.is_off() {
+            return self.search(query, scoring, top, min_score);
+        }
+        let mut depth = top;
+        loop {
+            let cut = depth.saturating_mul(4).max(100);
+            let mut ranking = self.search_deep(query, scoring, depth, cut, min_score)?;
+            let references = self.references(&ranking);
+            let files: Vec<&str> = references.iter().map(|r| split_reference(r).0).collect();
+            // `--collapse`: signatures of the sections compared, read once.
+            let mut texts = match diversity.collapse {
+                true => self.texts(),
+                false => None,
+            };
+            if let Some(texts) = texts.as_mut() {
+                let all: Vec<&str> = references.iter().map(String::as_str).collect();
+                self.load_texts(texts, &all)?;
+            }
+            let mut signatures: HashMap<usize, Vec<u64>> = HashMap::new();
+            let mut signature = |at: usize| -> Vec<u64> {
+                signatures
+                    .entry(at)
+                    .or_insert_with(|| {
+                        // An unreadable section has no signature: never a duplicate.
+                        texts
+                            .as_mut()
+                            .and_then(|t| t.section(&references[at]).ok())
+                            .map_or_else(Vec::new, |text| super::diversity::signature(&text))
+                    })
+                    .clone()
+            };
+            let kept = diversity.apply(&files, top, |at, earlier| {
+                let (a, b) = (signature(at), signature(earlier));
+                super::diversity::near_duplicate(&a, &b)
+            });
+            if kept.len() < top && !self.complete(&ranking, depth, cut) && depth < self.len() {
+                depth = depth.saturating_mul(4);
+                continue;
+            }
+            ranking.order = kept.iter().map(|k| ranking.order[k.at]).collect();
+            if !ranking.fused.is_empty() {
+                ranking.fused = kept.iter().map(|k| ranking.fused[k.at]).collect();
+            }
+            ranking.more = kept
+                .iter()
+                .map(|k| k.folded.iter().map(|&at| references[at].clone()).collect())
+                .collect();
+            return Ok(ranking);
+        }
+    }
+
+    /// Up to `limit` words for a second search: what the top rows of
+    /// `ranking` share and `query` lacks (see [`super::suggest`]; the index
+    /// backend only).
+    pub(crate) fn suggest(
+        &self,
+        query: &Query,
+        ranking: &Ranking,
+        limit: usize,
+    ) -> Vec<super::suggest::Suggestion> {
+        match &self.backend {
+            Backend::Index(index) => {
+                let body = index.body_index.get().and_then(Option::as_ref);
+                super::suggest::suggest(&index.matcher, body, query, &ranking.rows(), limit)
+            }
+            Backend::Pg(_) => Vec::new(),
+        }
+    }
+}
+
+impl IndexBackend<'_> {
+    fn body_possible(&self, scoring: Scoring) -> bool {
+        scoring == Scoring::Default
+            && self.body.is_some()
+            && self.knowledge.as_ref().is_some_and(|k| k.is_dir())
+    }
+
+    fn fallback_possible(&self, scoring: Scoring) -> bool {
+        scoring == Scoring::Default
+            && self.fallback.enabled
+            && !self.body_possible(scoring)
+            && self.knowledge.as_ref().is_some_and(|k| k.is_dir())
+    }
+
+    fn load_body_index(&self) {
         if self.body_possible(Scoring::Default) && self.body_index.get().is_none() {
             let loaded = self
                 .knowledge
@@ -194,21 +503,7 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Ranks the index for `query`: at most `top` rows, index hits scoring
-    /// below `min_score` dropped.
-    pub fn search(
-        &self,
-        query: &Query,
-        scoring: Scoring,
-        top: usize,
-        min_score: Option<f64>,
-    ) -> Ranking {
-        self.search_deep(query, scoring, top, top, min_score)
-    }
-
-    /// [`Self::search`] for `top` (which sets how deep each stage looks),
-    /// returning up to `cut` rows: the first `top` are those `search` returns,
-    /// in its order, so that diversity's refill does not reorder what it keeps.
+    /// See [`Searcher::search_deep`].
     fn search_deep(
         &self,
         query: &Query,
@@ -263,90 +558,8 @@ impl<'a> Searcher<'a> {
             order,
             fused: Vec::new(),
             more: Vec::new(),
+            pg: Vec::new(),
         }
-    }
-
-    /// [`Self::search`], then `diversity` (`--exclude`, `--group-by`,
-    /// `--collapse`) before the `top` cut: the list is refilled from further
-    /// down the same ranking (4 × `top` rows, at least 100), and only when
-    /// that is not enough are the stages run deeper (4 × as deep each time),
-    /// so the list stays `top` long when the index allows.
-    pub fn search_with(
-        &self,
-        query: &Query,
-        scoring: Scoring,
-        top: usize,
-        min_score: Option<f64>,
-        diversity: &Diversity,
-    ) -> Ranking {
-        if diversity.is_off() {
-            return self.search(query, scoring, top, min_score);
-        }
-        let mut depth = top;
-        loop {
-            let cut = depth.saturating_mul(4).max(100);
-            let mut ranking = self.search_deep(query, scoring, depth, cut, min_score);
-            let rows = ranking.rows();
-            let files: Vec<String> = rows
-                .iter()
-                .map(|&r| self.matcher.entry(r).file().to_owned())
-                .collect();
-            let files: Vec<&str> = files.iter().map(String::as_str).collect();
-            // `--collapse`: signatures of the sections compared, read once.
-            let mut library = self
-                .knowledge
-                .as_ref()
-                .filter(|_| diversity.collapse)
-                .map(crate::knowledge::content::Library::new);
-            let mut signatures: std::collections::HashMap<usize, Vec<u64>> =
-                std::collections::HashMap::new();
-            let mut signature = |at: usize| -> Vec<u64> {
-                signatures
-                    .entry(at)
-                    .or_insert_with(|| {
-                        let reference = self.matcher.entry(rows[at]).reference.to_string();
-                        // An unreadable section has no signature: never a duplicate.
-                        library
-                            .as_mut()
-                            .and_then(|l| l.section(&reference).ok())
-                            .map_or_else(Vec::new, |text| super::diversity::signature(&text))
-                    })
-                    .clone()
-            };
-            let kept = diversity.apply(&files, top, |at, earlier| {
-                let (a, b) = (signature(at), signature(earlier));
-                super::diversity::near_duplicate(&a, &b)
-            });
-            // Every row that scores was ranked: no stage stopped at its depth.
-            let wide = stage_depth(depth);
-            let complete =
-                rows.len() < cut && ranking.outcome.hits.len() < wide && ranking.body.len() < wide;
-            if kept.len() < top && !complete && depth < self.matcher.len() {
-                depth = depth.saturating_mul(4);
-                continue;
-            }
-            ranking.order = kept.iter().map(|k| ranking.order[k.at]).collect();
-            if !ranking.fused.is_empty() {
-                ranking.fused = kept.iter().map(|k| ranking.fused[k.at]).collect();
-            }
-            ranking.more = kept
-                .iter()
-                .map(|k| k.folded.iter().map(|&at| rows[at]).collect())
-                .collect();
-            return ranking;
-        }
-    }
-
-    /// Up to `limit` words for a second search: what the top rows of
-    /// `ranking` share and `query` lacks (see [`super::suggest`]).
-    pub(crate) fn suggest(
-        &self,
-        query: &Query,
-        ranking: &Ranking,
-        limit: usize,
-    ) -> Vec<super::suggest::Suggestion> {
-        let body = self.body_index.get().and_then(Option::as_ref);
-        super::suggest::suggest(&self.matcher, body, query, &ranking.rows(), limit)
     }
 
     /// The index pass's `outcome` and the body stage, fused: each row scores
@@ -437,6 +650,7 @@ impl<'a> Searcher<'a> {
             order: ranked.iter().map(|r| r.1).collect(),
             fused,
             more: Vec::new(),
+            pg: Vec::new(),
         }
     }
 

@@ -232,6 +232,104 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
     let top: Vec<&Value> = pg_rows.iter().take(3).map(|r| &r["reference"]).collect();
     assert!(top.contains(&&file_rows[0]["reference"]), "{pg}");
 
+    // Result shaping, budgets and every format go through the same Searcher
+    // and renderers as the file search.
+    let broad_q = "索引の検索とスコアの計算";
+    let broad = json(
+        &s.run(&["search", "--pg", &url, broad_q, "--format", "json"])
+            .success(),
+    );
+    let broad_rows = broad["results"].as_array().unwrap();
+    assert!(broad_rows.len() > 5, "{broad}");
+    let first_file = broad_rows[0]["file"].as_str().unwrap();
+    let excluded = json(
+        &s.run(&[
+            "search",
+            "--pg",
+            &url,
+            broad_q,
+            "--exclude",
+            first_file,
+            "--format",
+            "json",
+        ])
+        .success(),
+    );
+    let rows = excluded["results"].as_array().unwrap();
+    assert!(!rows.is_empty(), "{excluded}");
+    assert!(rows.iter().all(|r| r["file"] != first_file), "{excluded}");
+    let grouped = json(
+        &s.run(&[
+            "search",
+            "--pg",
+            &url,
+            broad_q,
+            "--group-by",
+            "file",
+            "--format",
+            "json",
+        ])
+        .success(),
+    );
+    let grouped_files: Vec<&str> = grouped["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
+    let unique: std::collections::HashSet<&&str> = grouped_files.iter().collect();
+    assert_eq!(unique.len(), grouped_files.len(), "{grouped}");
+    let file_grouped = json(
+        &s.run(&["search", broad_q, "--group-by", "file", "--format", "json"])
+            .success(),
+    );
+    assert_eq!(keys(&grouped), keys(&file_grouped));
+    // A file's other sections are folded into its result, as in the file search.
+    assert!(
+        grouped["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["more"].as_array().is_some_and(|m| !m.is_empty())),
+        "{grouped}"
+    );
+    s.run(&["search", "--pg", &url, broad_q, "--collapse"])
+        .success();
+    let budgeted = json(
+        &s.run(&[
+            "search",
+            "--pg",
+            &url,
+            broad_q,
+            "--max-chars",
+            "300",
+            "--format",
+            "json",
+        ])
+        .success(),
+    );
+    // The budget cuts the first result's stored text (at a boundary within 300 characters).
+    let used = budgeted["budget"]["chars"].as_u64().unwrap();
+    assert!(used > 0 && used <= 300, "{budgeted}");
+    let first = &budgeted["results"][0];
+    assert_eq!(first["truncated"], true, "{budgeted}");
+    assert_eq!(
+        first["content"].as_str().unwrap().chars().count() as u64,
+        used,
+        "{budgeted}"
+    );
+    let toon = s
+        .run(&["search", "--pg", &url, broad_q, "--format", "toon"])
+        .success();
+    assert!(toon.stdout.contains("results["), "{}", toon.transcript());
+    let text = s.run(&["search", "--pg", &url, broad_q]).success();
+    assert!(
+        text.stdout
+            .contains(broad_rows[0]["reference"].as_str().unwrap()),
+        "{}",
+        text.transcript()
+    );
+
     // Levelled keywords, and content from the table equal to the file's.
     let pg = json(
         &s.run(&[
@@ -409,4 +507,61 @@ fn database_errors_are_clear() {
         .unwrap();
     fails(&["search", "--pg", &url, "検索"], "newer kbidx");
     fails(&["pg", "push", "--url", &url], "newer kbidx");
+}
+
+/// More matching rows than the ranking's bound (1,000): the candidates are
+/// bounded, and the rows matching every word (AND-first) are among them.
+#[test]
+fn common_words_rank_a_bounded_candidate_set() {
+    let Some(server) = Server::start("pg::common_words_rank_a_bounded_candidate_set") else {
+        return;
+    };
+    let url = server.url();
+    let s = Sandbox::new().with_dir("knowledge");
+    // 2,400 sections; "alpha" in 1,100 and "bravo" in about 1,100 (each under
+    // half of the rows, so both select), both in about 500.
+    for file in 0..24 {
+        let mut index = Vec::new();
+        let mut sections = serde_json::Map::new();
+        for k in 0..100 {
+            let i = file * 100 + k;
+            let mut words = vec![format!("filler{}", i % 7), "common".to_owned()];
+            if i % 24 < 11 {
+                words.push("alpha".into());
+            }
+            if (i / 24) % 24 < 11 {
+                words.push("bravo".into());
+            }
+            let id = format!("s{k}");
+            index.push(serde_json::json!({"id": id, "title": format!("row {i}"), "hints": []}));
+            sections.insert(id, Value::String(words.join(" ")));
+        }
+        let doc = serde_json::json!({"id": format!("f{file}"), "title": format!("file {file}"),
+            "index": index, "sections": sections});
+        s.write(&format!("knowledge/f{file:02}.json"), doc.to_string());
+    }
+    let special = serde_json::json!({"id": "special", "title": "special",
+        "index": [{"id": "s1", "title": "alpha bravo", "hints": ["alpha", "bravo"]}],
+        "sections": {"s1": "alpha bravo"}});
+    s.write("knowledge/special.json", special.to_string());
+    s.run(&["pg", "push", "--url", &url, "--terms", "0"])
+        .success();
+    let found = json(
+        &s.run(&[
+            "search", "--pg", &url, "--l3", "alpha", "--l3", "bravo", "--format", "json",
+        ])
+        .success(),
+    );
+    let ranked = found["total"].as_u64().unwrap();
+    assert!(ranked <= 1000, "{found}");
+    assert_eq!(
+        found["results"][0]["reference"], "special.json#s1",
+        "{found}"
+    );
+    let results = found["results"].as_array().unwrap();
+    assert_eq!(results.len(), 30, "{found}");
+    // Every result matched both words: the AND-first candidates come first.
+    for row in results {
+        assert_eq!(row["matched"].as_array().unwrap().len(), 2, "{row}");
+    }
 }

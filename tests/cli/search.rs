@@ -1027,16 +1027,12 @@ fn search_exclude_matching_nothing_keeps_the_ranking() {
     }
 }
 
-/// The PostgreSQL backend does not apply the file search's result shaping:
-/// asking for both is refused before any connection is tried.
+/// What the PostgreSQL backend cannot do (another scoring method, `--expand`)
+/// is refused before any connection is tried.
 #[test]
-fn diversity_flags_are_refused_with_pg() {
+fn file_only_flags_are_refused_with_pg() {
     let sandbox = Sandbox::new().with_repo_knowledge();
-    for flag in [
-        &["--exclude", "a/**"][..],
-        &["--group-by", "file"],
-        &["--collapse"],
-    ] {
+    for flag in [&["--scoring", "seed"][..], &["--expand", "2"]] {
         let mut args = vec!["search", "--pg", "postgresql://127.0.0.1:1/none"];
         args.extend_from_slice(flag);
         args.push("索引");
@@ -1044,6 +1040,17 @@ fn diversity_flags_are_refused_with_pg() {
         assert_eq!(run.code, 2, "{}", run.transcript());
         assert!(run.stderr.contains("not with --pg"), "{}", run.transcript());
     }
+    let run = sandbox.run(&[
+        "eval",
+        "--pg",
+        "postgresql://127.0.0.1:1/none",
+        "--eval",
+        "q.jsonl",
+        "--expand",
+        "2",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(run.stderr.contains("not with --pg"), "{}", run.transcript());
 }
 
 /// `--passages`: each result's first line and the paragraphs holding the

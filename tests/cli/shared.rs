@@ -190,6 +190,7 @@ fn worked_example_paging() {
     ] {
         let top: Vec<&str> = searcher
             .search(query, scoring, 30, None)
+            .unwrap()
             .rows()
             .into_iter()
             .take(2)
