@@ -904,7 +904,16 @@ pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) ->
             .map(|r| r.reference.as_str())
             .collect();
         searcher.load_texts(&mut texts, &references)?;
-        let words = passage_words(options)?;
+        let mut words = passage_words(options)?;
+        if let Some(words) = words.as_mut() {
+            words.add_bridged(
+                report
+                    .results
+                    .iter()
+                    .flat_map(|r| &r.matched)
+                    .map(|m| m.keyword.as_str()),
+            );
+        }
         report.attach_content(|r| texts.section(r), options.budget, words.as_ref())?;
     }
     Ok(report)

@@ -64,6 +64,25 @@ impl QueryWords {
         Ok(Self(words))
     }
 
+    /// Adds the katakana words the body stage bridged English query words
+    /// to (`matched` keywords `english→カタカナ`), each at the bridge's
+    /// share of its English word's weight, so that an English question's
+    /// passage of Japanese text is chosen by the words its search matched.
+    pub(crate) fn add_bridged<'k>(&mut self, keywords: impl IntoIterator<Item = &'k str>) {
+        let share = crate::search::body::Params::default().bridge;
+        for keyword in keywords {
+            let Some((english, katakana)) = keyword.split_once('→') else {
+                continue;
+            };
+            let Some(weight) = self.0.iter().find(|(w, _)| w == english).map(|(_, w)| *w) else {
+                continue;
+            };
+            if self.0.iter().all(|(w, _)| w != katakana) {
+                self.0.push((katakana.to_owned(), weight * share));
+            }
+        }
+    }
+
     /// The summed weight of the words in `set`.
     fn score(&self, set: &HashSet<String>) -> f64 {
         self.0
@@ -381,6 +400,18 @@ mod tests {
 
     /// (text, query words, max chars, passage, truncated, is a passage)
     type Case<'a> = (&'a str, &'a [&'a str], usize, &'a str, bool, bool);
+
+    #[test]
+    fn bridged_words_choose_paragraphs() {
+        let mut q = Query::default();
+        q.push("retry", Level::Question, 1.0);
+        let mut words = QueryWords::of(&q).unwrap_or_default();
+        words.add_bridged(["retry→リトライ", "other→アザー", "retry"]);
+        assert_eq!(
+            words,
+            QueryWords(vec![("retry".into(), 1.0), ("リトライ".into(), 0.7)])
+        );
+    }
 
     #[test]
     fn paragraphs_are_chosen_by_the_query_words_they_hold() {
