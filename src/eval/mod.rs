@@ -395,31 +395,42 @@ pub(crate) fn evaluate_searcher(
         for &method in methods {
             let mut results = Vec::new();
             for (case, query) in &queries {
-                let (mut references, more): (Vec<String>, Vec<Vec<String>>) = match method {
-                    Method::Default | Method::Seed => {
-                        let scoring = if method == Method::Seed {
-                            Scoring::Seed
-                        } else {
-                            Scoring::Default
-                        };
-                        let ranking = searcher.search_with(query, scoring, top, None, diversity)?;
-                        (searcher.references(&ranking), ranking.more)
-                    }
-                    Method::Bm25 => {
-                        let (Some(bm25), Some(index)) = (extras.bm25, extras.index) else {
-                            return Err(Error::Usage(
+                // `bridged`: the body stage's `english→カタカナ` words, which
+                // passages count as `search --passages` does.
+                let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<String>) =
+                    match method {
+                        Method::Default | Method::Seed => {
+                            let scoring = if method == Method::Seed {
+                                Scoring::Seed
+                            } else {
+                                Scoring::Default
+                            };
+                            let ranking =
+                                searcher.search_with(query, scoring, top, None, diversity)?;
+                            let bridged = ranking
+                                .body
+                                .iter()
+                                .flat_map(|hit| &hit.matched)
+                                .filter(|m| m.0.contains('→'))
+                                .map(|m| m.0.clone())
+                                .collect();
+                            (searcher.references(&ranking), ranking.more, bridged)
+                        }
+                        Method::Bm25 => {
+                            let (Some(bm25), Some(index)) = (extras.bm25, extras.index) else {
+                                return Err(Error::Usage(
                                 "--scoring bm25 needs the index file and the knowledge directory"
                                     .into(),
                             ));
-                        };
-                        let rows = bm25.search(query, top)?;
-                        let references = rows
-                            .into_iter()
-                            .map(|(row, _)| index.entries[row].reference.clone())
-                            .collect();
-                        (references, Vec::new())
-                    }
-                };
+                            };
+                            let rows = bm25.search(query, top)?;
+                            let references = rows
+                                .into_iter()
+                                .map(|(row, _)| index.entries[row].reference.clone())
+                                .collect();
+                            (references, Vec::new(), Vec::new())
+                        }
+                    };
                 if limits.expand > 0 {
                     let ranked: Vec<&str> = references.iter().map(String::as_str).collect();
                     let found: Vec<String> = graph
@@ -441,7 +452,9 @@ pub(crate) fn evaluate_searcher(
                     searcher.load_texts(texts, &missing)?;
                     let cap = limits.chars_per_result.unwrap_or(usize::MAX);
                     let words = if limits.passages {
-                        Some(QueryWords::of(query)?)
+                        let mut words = QueryWords::of(query)?;
+                        words.add_bridged(bridged.iter().map(String::as_str));
+                        Some(words)
                     } else {
                         None
                     };
