@@ -439,17 +439,23 @@ impl BodyIndex {
             .unwrap_or_default()
     }
 
-    /// The postings of `word`: (row, frequency per field).
-    fn postings(&self, word: &str) -> impl ExactSizeIterator<Item = (usize, [u16; N_FIELDS])> + '_ {
+    /// The position of the first word not below `bound` in the sorted words.
+    fn lower_bound(&self, bound: &[u8]) -> usize {
         let (mut lo, mut hi) = (0, self.n_words);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if self.word(mid) < word.as_bytes() {
+            if self.word(mid) < bound {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
+        lo
+    }
+
+    /// The postings of `word`: (row, frequency per field).
+    fn postings(&self, word: &str) -> impl ExactSizeIterator<Item = (usize, [u16; N_FIELDS])> + '_ {
+        let lo = self.lower_bound(word.as_bytes());
         let b = self.bytes.as_slice();
         let range = if lo < self.n_words && self.word(lo) == word.as_bytes() {
             // Clamped: a damaged offset must not make a search walk past the postings.
@@ -548,19 +554,8 @@ impl BodyIndex {
             return Vec::new();
         }
         // Katakana words are one run of the sorted vocabulary (U+30A1..U+30FC).
-        let first = |bound: &[u8]| {
-            let (mut lo, mut hi) = (0, self.n_words);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if self.word(mid) < bound {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
-        let range = first("\u{30A1}".as_bytes())..first("\u{30FD}".as_bytes());
+        let range =
+            self.lower_bound("\u{30A1}".as_bytes())..self.lower_bound("\u{30FD}".as_bytes());
         let mut found: Vec<(String, String, usize)> = Vec::new();
         for i in range {
             let Ok(word) = std::str::from_utf8(self.word(i)) else {
@@ -829,6 +824,16 @@ mod tests {
         (dir, entries)
     }
 
+    /// An entry with a title only.
+    fn titled(reference: &str, title: &str) -> Entry {
+        Entry {
+            reference: reference.into(),
+            title: title.into(),
+            hints: String::new(),
+            terms: String::new(),
+        }
+    }
+
     fn refs(entries: &[Entry]) -> Vec<EntryRef<'_>> {
         entries.iter().map(EntryRef::from).collect()
     }
@@ -871,15 +876,9 @@ mod tests {
                             {"id":"s2","title":"ログ","content":"ログを出力する。"}]}"#,
         )
         .expect("write");
-        let entry = |reference: &str, title: &str| Entry {
-            reference: reference.into(),
-            title: title.into(),
-            hints: String::new(),
-            terms: String::new(),
-        };
         let entries = vec![
-            entry("a.json#s1", "セッションストア"),
-            entry("a.json#s2", "ログ"),
+            titled("a.json#s1", "セッションストア"),
+            titled("a.json#s2", "ログ"),
         ];
         let index = BodyIndex::build(&refs(&entries), dir.path(), 7);
         let query = question("Where is the session stored?");
@@ -914,17 +913,11 @@ mod tests {
             r#"{"sections":[{"id":"s1","title":"Lock","content":"optimistic lock"},
                             {"id":"s2","title":"Modules","content":"add these modules"}]}"#,
         );
-        let entry = |reference: &str, title: &str| Entry {
-            reference: reference.into(),
-            title: title.into(),
-            hints: String::new(),
-            terms: String::new(),
-        };
         let entries = vec![
-            entry("lock.json#s1", "Lock"),
-            entry("lock.json#s2", "Modules"),
-            entry("mail.json#s1", "Mail"),
-            entry("mail.json#s2", "Modules"),
+            titled("lock.json#s1", "Lock"),
+            titled("lock.json#s2", "Modules"),
+            titled("mail.json#s1", "Mail"),
+            titled("mail.json#s2", "Modules"),
         ];
         let index = BodyIndex::build(&refs(&entries), dir.path(), 7);
         let query = question("which modules for mail sending");

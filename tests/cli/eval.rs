@@ -79,6 +79,28 @@ fn eval_json() {
     insta::assert_snapshot!("json", run.transcript());
 }
 
+/// The metrics of `kbidx eval` over the fixture questions (question mode,
+/// default scoring, a 3,000-character budget) with `extra` flags.
+fn question_metrics(sandbox: &Sandbox, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "eval",
+        "--eval",
+        "fixtures/queries.jsonl",
+        "--format",
+        "json",
+        "--mode",
+        "question",
+        "--scoring",
+        "default",
+        "--chars",
+        "3000",
+    ];
+    args.extend_from_slice(extra);
+    let run = sandbox.run(&args).success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    doc["runs"][0]["metrics"].clone()
+}
+
 /// `--chars-per-result N` measures the hand-over of `search
 /// --max-chars-per-result N`: a small cap lets more results start inside
 /// the budget (never fewer), and a cap of 0 is refused.
@@ -88,23 +110,7 @@ fn eval_chars_per_result() {
         .with_repo_knowledge()
         .with_repo_dir("tests/fixtures", "fixtures");
     let within = |extra: &[&str]| {
-        let mut args = vec![
-            "eval",
-            "--eval",
-            "fixtures/queries.jsonl",
-            "--format",
-            "json",
-            "--mode",
-            "question",
-            "--scoring",
-            "default",
-            "--chars",
-            "3000",
-        ];
-        args.extend_from_slice(extra);
-        let run = sandbox.run(&args).success();
-        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-        let metrics = &doc["runs"][0]["metrics"];
+        let metrics = question_metrics(&sandbox, extra);
         (
             metrics["recall_at_chars"].as_f64().unwrap(),
             metrics["recall_at_30"].as_f64().unwrap(),
@@ -184,23 +190,7 @@ fn eval_passages() {
         .with_repo_knowledge()
         .with_repo_dir("tests/fixtures", "fixtures");
     let metrics = |extra: &[&str]| {
-        let mut args = vec![
-            "eval",
-            "--eval",
-            "fixtures/queries.jsonl",
-            "--format",
-            "json",
-            "--mode",
-            "question",
-            "--scoring",
-            "default",
-            "--chars",
-            "3000",
-        ];
-        args.extend_from_slice(extra);
-        let run = sandbox.run(&args).success();
-        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-        let m = &doc["runs"][0]["metrics"];
+        let m = question_metrics(&sandbox, extra);
         (
             m["recall_at_chars"].as_f64().unwrap(),
             m["recall_whole_at_chars"].as_f64().unwrap(),
