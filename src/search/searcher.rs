@@ -520,30 +520,35 @@ impl IndexBackend<'_> {
                 self.matcher
                     .search(query, Scoring::Default, wide, min_score)
             };
-            let outcome = match self.body_index.get() {
-                Some(_) => index_pass(),
-                None => {
-                    // The first search of this searcher: the body index is mapped
-                    // and its files checked (one stat each, a few milliseconds on
-                    // a large corpus) while the index pass runs.
-                    let (matcher, cache) = (&self.matcher, self.cache.as_ref());
-                    let knowledge = self.knowledge.as_deref();
-                    let (outcome, loaded) = std::thread::scope(|scope| {
-                        let loader =
-                            scope.spawn(move || knowledge.map(|k| load_body(matcher, cache, k)));
-                        let outcome = index_pass();
-                        // Loading does not panic on any input; if it did, re-raise it here.
-                        let loaded = loader
-                            .join()
-                            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                        (outcome, loaded)
-                    });
-                    let _ = self.body_index.set(loaded);
-                    outcome
-                }
-            };
-            if let Some(Some(index)) = self.body_index.get() {
-                return self.fused(query, (top, cut), outcome, body, index);
+            let body_pass = |index: &BodyIndex| index.search(query, &body.params, wide);
+            // The two stages read different indexes: the body stage runs on a
+            // second thread while the index pass runs here. On the first
+            // search of this searcher that thread also maps the body index
+            // and checks its files (one stat each) before searching it.
+            let (matcher, cache) = (&self.matcher, self.cache.as_ref());
+            let knowledge = self.knowledge.as_deref();
+            let loaded = self.body_index.get();
+            let (outcome, hits, fresh) = std::thread::scope(|scope| {
+                let worker = scope.spawn(move || match loaded {
+                    Some(index) => (None, index.as_ref().map(body_pass)),
+                    None => {
+                        let index = knowledge.map(|k| load_body(matcher, cache, k));
+                        let hits = index.as_ref().map(body_pass);
+                        (Some(index), hits)
+                    }
+                });
+                let outcome = index_pass();
+                // Neither stage panics on any input; if one did, re-raise it here.
+                let (fresh, hits) = worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (outcome, hits, fresh)
+            });
+            if let Some(index) = fresh {
+                let _ = self.body_index.set(index);
+            }
+            if let (Some(hits), Some(Some(index))) = (hits, self.body_index.get()) {
+                return self.fused(query, cut, outcome, body, (hits, index.unreadable));
             }
         }
         let outcome = self.matcher.search(query, scoring, cut, min_score);
@@ -571,13 +576,11 @@ impl IndexBackend<'_> {
     fn fused(
         &self,
         query: &Query,
-        (top, cut): (usize, usize),
+        cut: usize,
         outcome: Outcome,
         body: Body,
-        index: &BodyIndex,
+        (hits, unreadable): (Vec<BodyHit>, usize),
     ) -> Ranking {
-        let wide = stage_depth(top);
-        let hits = index.search(query, &body.params, wide);
         let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
         // Levelled keywords are the agent's deliberate vocabulary, aimed at
         // titles and hints: the index pass ranks them, and the body stage
@@ -633,7 +636,7 @@ impl IndexBackend<'_> {
             confident: fallback::confident(&outcome),
             min: self.fallback.min,
             hits: Vec::new(),
-            unreadable: index.unreadable,
+            unreadable,
         };
         let fused = ranked
             .iter()
