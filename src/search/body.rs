@@ -162,6 +162,61 @@ pub(crate) fn fingerprint<'f>(files: impl IntoIterator<Item = &'f str>, knowledg
     hasher.digest()
 }
 
+/// A row and its score, ordered as the body stage ranks: a higher score
+/// first, then the lower row (so "less" is "better" and a max-heap's head
+/// is the weakest row kept).
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    score: f64,
+    row: usize,
+}
+
+impl Ord for Best {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.row.cmp(&other.row))
+    }
+}
+
+impl PartialOrd for Best {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Best {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Best {}
+
+/// The `top` rows of positive score, as (row, score), in no particular
+/// order: a bounded heap instead of a list of every scored row (a common
+/// word scores most rows of a large knowledge base).
+fn best_rows(scores: &[f64], top: usize) -> Vec<(usize, f64)> {
+    let mut best: std::collections::BinaryHeap<Best> = std::collections::BinaryHeap::new();
+    if top == 0 {
+        return Vec::new();
+    }
+    for (row, &score) in scores.iter().enumerate() {
+        if score <= 0.0 {
+            continue;
+        }
+        let candidate = Best { score, row };
+        if best.len() < top {
+            best.push(candidate);
+        } else if best.peek().is_some_and(|weakest| candidate < *weakest) {
+            best.pop();
+            best.push(candidate);
+        }
+    }
+    best.into_iter().map(|b| (b.row, b.score)).collect()
+}
+
 /// A word of the query, as the body stage searches it.
 struct QueryWord {
     word: String,
@@ -453,33 +508,41 @@ impl BodyIndex {
         lo
     }
 
-    /// The postings of `word`: (row, frequency per field).
-    fn postings(&self, word: &str) -> impl ExactSizeIterator<Item = (usize, [u16; N_FIELDS])> + '_ {
+    /// The range of `word`'s postings (empty when the index lacks it).
+    fn posting_range(&self, word: &str) -> std::ops::Range<usize> {
         let lo = self.lower_bound(word.as_bytes());
-        let b = self.bytes.as_slice();
-        let range = if lo < self.n_words && self.word(lo) == word.as_bytes() {
+        if lo < self.n_words && self.word(lo) == word.as_bytes() {
             // Clamped: a damaged offset must not make a search walk past the postings.
             let at = |j: usize| {
-                (u32_at(b, self.posting_offsets_at + 4 * j).unwrap_or(0) as usize)
+                (u32_at(self.bytes.as_slice(), self.posting_offsets_at + 4 * j).unwrap_or(0)
+                    as usize)
                     .min(self.n_postings)
             };
             at(lo)..at(lo + 1).max(at(lo))
         } else {
             0..0
-        };
-        range.map(move |p| {
-            let at = self.postings_at + p * POSTING;
-            // Out of range (a damaged entry only): a row no search returns.
-            let row = u32_at(b, at).map_or(usize::MAX, |r| r as usize);
-            let mut counts = [0u16; N_FIELDS];
-            for (f, c) in counts.iter_mut().enumerate() {
-                let at = at + 4 + 2 * f;
-                *c = b
-                    .get(at..at + 2)
-                    .map_or(0, |x| u16::from_le_bytes([x[0], x[1]]));
-            }
-            (row, counts)
-        })
+        }
+    }
+
+    /// Posting `p`: (row, frequency per field).
+    fn posting(&self, p: usize) -> (usize, [u16; N_FIELDS]) {
+        let b = self.bytes.as_slice();
+        let at = self.postings_at + p * POSTING;
+        // Out of range (a damaged entry only): a row no search returns.
+        let row = u32_at(b, at).map_or(usize::MAX, |r| r as usize);
+        let mut counts = [0u16; N_FIELDS];
+        for (f, c) in counts.iter_mut().enumerate() {
+            let at = at + 4 + 2 * f;
+            *c = b
+                .get(at..at + 2)
+                .map_or(0, |x| u16::from_le_bytes([x[0], x[1]]));
+        }
+        (row, counts)
+    }
+
+    /// The postings of `word`: (row, frequency per field).
+    fn postings(&self, word: &str) -> impl ExactSizeIterator<Item = (usize, [u16; N_FIELDS])> + '_ {
+        self.posting_range(word).map(move |p| self.posting(p))
     }
 
     /// The rows `word` counts in (with its idf and per-field frequencies):
@@ -682,17 +745,19 @@ impl BodyIndex {
         let mut scores = vec![0.0f64; self.n_rows];
         let mut file_scores = vec![0.0f64; if file_share > 0.0 { n_files } else { 0 }];
         let mut file_counts = vec![[0u32; N_FIELDS]; file_scores.len()];
+        let mut file_seen = vec![false; file_counts.len()];
         let mut touched: Vec<usize> = Vec::new();
         // (file, query word, points): what `matched` reports as field `file`.
         let mut file_points: Vec<(usize, usize, f64)> = Vec::new();
         for (w, word) in query_words.iter().enumerate() {
             for (row, idf, counts) in self.word_postings(word, &groups) {
                 scores[row] += points(word, idf, row, counts).0;
-                if let Some(total) = self.file_of(row).and_then(|f| file_counts.get_mut(f)) {
-                    if total.iter().all(|&c| c == 0) {
-                        touched.push(self.file_of(row).unwrap_or(0));
+                if let Some(file) = self.file_of(row).filter(|&f| f < file_counts.len()) {
+                    if !file_seen[file] {
+                        file_seen[file] = true;
+                        touched.push(file);
                     }
-                    for (t, c) in total.iter_mut().zip(counts) {
+                    for (t, c) in file_counts[file].iter_mut().zip(counts) {
                         *t = t.saturating_add(u32::from(c));
                     }
                 }
@@ -701,6 +766,7 @@ impl BodyIndex {
             let df = touched.len() as f64;
             let idf = (1.0 + (n_files as f64 - df + 0.5) / (df + 0.5)).ln();
             for file in touched.drain(..) {
+                file_seen[file] = false;
                 let counts = std::mem::take(&mut file_counts[file]);
                 let mut tf = 0.0;
                 for f in (0..N_FIELDS).filter(|&f| counts[f] > 0) {
@@ -724,32 +790,60 @@ impl BodyIndex {
                 }
             }
         }
-        let mut ranked: Vec<BodyHit> = scores
-            .iter()
-            .enumerate()
-            .filter(|&(_, &score)| score > 0.0)
-            .map(|(row, &score)| BodyHit {
+        let best = best_rows(&scores, top);
+        let mut ranked: Vec<BodyHit> = best
+            .into_iter()
+            .map(|(row, score)| BodyHit {
                 row,
                 score,
                 matched: Vec::new(),
             })
             .collect();
-        let order = |a: &BodyHit, b: &BodyHit| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row));
-        if top < ranked.len() {
-            ranked.select_nth_unstable_by(top, order);
-            ranked.truncate(top);
-        }
-        let mut position = vec![usize::MAX; self.n_rows];
-        for (i, hit) in ranked.iter().enumerate() {
-            position[hit.row] = i;
-        }
+        // What matched in the best rows: a word with many postings is looked
+        // up per row (its postings are sorted by row), a rarer one walked.
+        let mut rows: Vec<(usize, usize)> =
+            ranked.iter().enumerate().map(|(i, h)| (h.row, i)).collect();
+        rows.sort_unstable();
+        let n = self.n_rows as f64;
         for word in &query_words {
-            for (row, idf, counts) in self.word_postings(word, &groups) {
-                if let Some(hit) = ranked.get_mut(position[row]) {
-                    let (p, field) = points(word, idf, row, counts);
-                    hit.matched
-                        .push((word.shown(), word.level, FIELD_NAMES[field], p));
+            let range = self.posting_range(&word.word);
+            let df = range.len() as f64;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let counted = |row: usize| word.group.is_none_or(|g| groups[g].contains(&row));
+            let mut found: Vec<(usize, [u16; N_FIELDS])> = Vec::new();
+            if range.len() > rows.len() * 16 {
+                for &(row, i) in &rows {
+                    let (mut lo, mut hi) = (range.start, range.end);
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        if self.posting(mid).0 < row {
+                            lo = mid + 1;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    if lo < range.end && counted(row) {
+                        let (at, counts) = self.posting(lo);
+                        if at == row {
+                            found.push((i, counts));
+                        }
+                    }
                 }
+            } else {
+                for p in range {
+                    let (row, counts) = self.posting(p);
+                    if let Ok(k) = rows.binary_search_by(|r| r.0.cmp(&row))
+                        && counted(row)
+                    {
+                        found.push((rows[k].1, counts));
+                    }
+                }
+            }
+            for (i, counts) in found {
+                let hit = &mut ranked[i];
+                let (p, field) = points(word, idf, hit.row, counts);
+                hit.matched
+                    .push((word.shown(), word.level, FIELD_NAMES[field], p));
             }
         }
         if !file_points.is_empty() {
@@ -784,7 +878,7 @@ impl BodyIndex {
                 }
             }
         }
-        ranked.sort_by(order);
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
         ranked
     }
 }
@@ -793,6 +887,27 @@ impl BodyIndex {
 mod tests {
     use super::*;
     use crate::index::model::Entry;
+
+    proptest::proptest! {
+        /// The heap keeps exactly what sorting every scored row and cutting would.
+        #[test]
+        fn best_rows_are_the_sorted_top(
+            scores in proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(0.0), 0.0f64..4.0, proptest::strategy::Just(1.5)], 0..200),
+            top in 0usize..50,
+        ) {
+            let mut sorted: Vec<(usize, f64)> = scores
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|&(_, s)| s > 0.0)
+                .collect();
+            sorted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            sorted.truncate(top);
+            let mut got = best_rows(&scores, top);
+            got.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            proptest::prop_assert_eq!(got, sorted);
+        }
+    }
 
     /// A knowledge directory with two files and the index rows that point into it.
     fn corpus() -> (tempfile::TempDir, Vec<Entry>) {
