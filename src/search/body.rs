@@ -162,6 +162,33 @@ pub(crate) fn fingerprint<'f>(files: impl IntoIterator<Item = &'f str>, knowledg
     hasher.digest()
 }
 
+/// A set of rows, one bit each (a multi-word keyword's rows: those with
+/// all of its words; looked up once per posting of its words).
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Rows(Vec<u64>);
+
+impl Rows {
+    /// The rows of `rows` below `n`.
+    fn of(n: usize, rows: impl Iterator<Item = usize>) -> Self {
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for row in rows.filter(|&r| r < n) {
+            bits[row / 64] |= 1 << (row % 64);
+        }
+        Self(bits)
+    }
+
+    /// The rows in both.
+    fn and(self, other: &Self) -> Self {
+        Self(self.0.iter().zip(&other.0).map(|(a, b)| a & b).collect())
+    }
+
+    fn has(&self, row: usize) -> bool {
+        self.0
+            .get(row / 64)
+            .is_some_and(|b| b >> (row % 64) & 1 == 1)
+    }
+}
+
 /// A row and its score, ordered as the body stage ranks: a higher score
 /// first, then the lower row (so "less" is "better" and a max-heap's head
 /// is the weakest row kept).
@@ -550,14 +577,14 @@ impl BodyIndex {
     fn word_postings<'s>(
         &'s self,
         word: &'s QueryWord,
-        groups: &'s [std::collections::HashSet<usize>],
+        groups: &'s [Rows],
     ) -> impl Iterator<Item = (usize, f64, [u16; N_FIELDS])> + 's {
         let n = self.n_rows as f64;
         let df = self.postings(&word.word).len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         self.postings(&word.word)
             .filter(move |&(row, _)| {
-                row < self.n_rows && word.group.is_none_or(|g| groups[g].contains(&row))
+                row < self.n_rows && word.group.is_none_or(|g| groups[g].has(row))
             })
             .map(move |(row, counts)| (row, idf, counts))
     }
@@ -661,18 +688,17 @@ impl BodyIndex {
         // (`zzzz-no-such-keyword`, `universal dao`) counts only in rows that
         // have all of them (its group's rows); a question's words count alone.
         let mut query_words: Vec<QueryWord> = Vec::new();
-        let mut groups: Vec<std::collections::HashSet<usize>> = Vec::new();
+        let mut groups: Vec<Rows> = Vec::new();
         for k in &query.keywords {
             let weight = if k.level == Level::L1 { 0.3 } else { 1.0 } * k.weight.min(1.0);
             let words = terms(&k.norm).unwrap_or_default();
             let group = (k.level != Level::Question && words.len() > 1).then(|| {
-                let mut rows: Option<std::collections::HashSet<usize>> = None;
+                let mut rows: Option<Rows> = None;
                 for w in &words {
-                    let here: std::collections::HashSet<usize> =
-                        self.postings(w).map(|(row, _)| row).collect();
+                    let here = Rows::of(self.n_rows, self.postings(w).map(|(row, _)| row));
                     rows = Some(match rows {
                         None => here,
-                        Some(r) => r.intersection(&here).copied().collect(),
+                        Some(r) => r.and(&here),
                     });
                 }
                 groups.push(rows.unwrap_or_default());
@@ -809,7 +835,7 @@ impl BodyIndex {
             let range = self.posting_range(&word.word);
             let df = range.len() as f64;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            let counted = |row: usize| word.group.is_none_or(|g| groups[g].contains(&row));
+            let counted = |row: usize| word.group.is_none_or(|g| groups[g].has(row));
             let mut found: Vec<(usize, [u16; N_FIELDS])> = Vec::new();
             if range.len() > rows.len() * 16 {
                 for &(row, i) in &rows {
@@ -906,6 +932,24 @@ mod tests {
             let mut got = best_rows(&scores, top);
             got.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             proptest::prop_assert_eq!(got, sorted);
+        }
+    }
+
+    #[test]
+    fn row_sets_hold_their_rows_below_the_bound() {
+        let a = Rows::of(130, [0, 63, 64, 129, 130, 500].into_iter());
+        let b = Rows::of(130, [63, 129, 5].into_iter());
+        for (row, in_a, in_both) in [
+            (0, true, false),
+            (5, false, false),
+            (63, true, true),
+            (64, true, false),
+            (129, true, true),
+            (130, false, false),
+            (500, false, false),
+        ] {
+            assert_eq!(a.has(row), in_a, "row {row}");
+            assert_eq!(a.clone().and(&b).has(row), in_both, "row {row}");
         }
     }
 
