@@ -6,7 +6,11 @@
 
 Builds the corpus's index into a temporary directory, warms the search cache with one search,
 then times each question (`kbidx search --index … --knowledge … --format json QUESTION`,
-process start and output included) `--runs` times and keeps its median. Prints the median and
+process start and output included) `--runs` times and keeps its median. Timed from Python
+(`subprocess.run`, which adds Python's own fork and exec, about 1–3 ms, to every run), or with
+`--hyperfine` by one `hyperfine -N` run per question (as scripts/bench-search.sh times one
+question; each command goes through env(1) to get its own cache directory, the same small
+cost for every variant). Prints the median and
 95th percentile over the questions' medians, with the body stage on (the default) and with
 `--no-body` (and with `--baseline`, another kbidx binary with its own search cache, e.g. the
 previous commit's build), measured in the same run, in alternation. Questions: `../shared/eval/<corpus>.jsonl`
@@ -16,6 +20,7 @@ import argparse
 import glob
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import tempfile
@@ -29,6 +34,7 @@ def main():
     ap.add_argument("--shared", default="../shared")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--baseline", help="another kbidx binary to time in the same run")
+    ap.add_argument("--hyperfine", action="store_true", help="time each question with hyperfine -N")
     args = ap.parse_args()
     kbidx = os.path.abspath(args.kbidx)
     corpus = os.path.abspath(os.path.join(args.shared, "corpora", f"nabledge-6-{args.corpus}"))
@@ -52,6 +58,16 @@ def main():
             subprocess.run(command + [questions[0]], stdout=subprocess.DEVNULL, env=env_, cwd=tmp)
         medians = {name: [] for name in variants}
         for q in questions:
+            if args.hyperfine:
+                out = os.path.join(tmp, "hyperfine.json")
+                command = ["hyperfine", "-N", "--style", "none", "--warmup", "1", "--runs", str(args.runs), "--export-json", out]
+                for name, (argv, env_) in variants.items():
+                    cache = env_["KBIDX_CACHE_DIR"]
+                    command += [f"--command-name={name}", " ".join(shlex.quote(a) for a in ["env", f"KBIDX_CACHE_DIR={cache}"] + argv + [q])]
+                subprocess.run(command, stdout=subprocess.DEVNULL, cwd=tmp, check=True)
+                for result in json.load(open(out))["results"]:
+                    medians[result["command"]].append(result["median"])
+                continue
             times = {name: [] for name in variants}
             for _ in range(args.runs):
                 for name, (command, env_) in variants.items():
