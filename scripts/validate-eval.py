@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Checks the repository's question sets (tests/fixtures/eval/{dev,test}/*.jsonl).
+"""Checks the repository's question sets (tests/fixtures/eval/{dev,test,holdout}/*.jsonl).
 
     scripts/validate-eval.py [--shared ../shared] [FILE.jsonl ...]
 
 Every line must be a JSON object with id, corpus, query and a non-empty `expected` list
 whose entries name an existing file and section (grade must|acceptable, at least one
-must). ids are unique across all files, and no source section is in both dev and test.
+must). ids are unique across all files, and no source section is in two splits.
 Corpora under ../shared are checked only when ../shared exists (a fresh clone has none).
 Exit 0 when every file is valid, 1 otherwise.
 """
@@ -55,7 +55,7 @@ def main():
                 ids.add(q.get("id"))
                 src = (q.get("corpus"), q.get("source"))
                 if src[1] and split_of_source.setdefault(src, split) != split:
-                    errors.append(f"{where}: source {src[1]} is in both dev and test")
+                    errors.append(f"{where}: source {src[1]} is in both {split_of_source[src]} and {split}")
                 corpus = q.get("corpus", "")
                 root = ROOTS.get(corpus) or os.path.join(args.shared, "corpora", corpus)
                 exp = q.get("expected") or []
