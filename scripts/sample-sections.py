@@ -5,11 +5,15 @@ A fixed seed makes the draw repeatable; the draw is made once, before any questi
 written, and the question writers see only the section (never kbidx's ranking).
 
     scripts/sample-sections.py [--shared ../shared] > /tmp/sample.tsv
-    scripts/sample-sections.py --holdout [--shared ../shared] > /tmp/holdout.tsv
+    scripts/sample-sections.py --draw holdout [--shared ../shared] > /tmp/holdout.tsv
+    scripts/sample-sections.py --draw dev2 [--shared ../shared] > /tmp/dev2.tsv
 
-`--holdout` is the second draw (session 10) for the `holdout` split: another seed, 30
-sections each of large and fulltext, none that is already the source of a question in
-tests/fixtures/eval or expected by ../shared/eval.
+Later draws (session 10), each with its own seed and none of the sections that are the
+source of, or expected by, a question of an earlier draw (tests/fixtures/eval, told apart by
+id: `lg-`/`ft-`/`kb-` first, `ho-` holdout, `lg2-`/`ft2-` dev2) or of ../shared/eval:
+`holdout` (30 sections each of large and fulltext, the `holdout` split) and `dev2` (40 each,
+more `dev` questions: with 35–37 per corpus one question moves R@30 by 0.03). Each draw is
+repeatable as long as the questions of earlier draws are unchanged.
 
 Prints `corpus<TAB>reference<TAB>title` rows. Sections shorter than 200 characters
 (bare headings) are not drawn: nobody asks a question a heading answers. In
@@ -24,8 +28,12 @@ import random
 
 SEED = 20261124
 COUNTS = {"nabledge-6-large": 75, "nabledge-6-fulltext": 72, "knowledge": 36}
-HOLDOUT_SEED = 20261125
-HOLDOUT_COUNTS = {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}
+# name: (seed, sections per corpus, id prefixes of the draw's questions), in draw order.
+DRAWS = {
+    "first": (SEED, COUNTS, ("lg-", "ft-", "kb-")),
+    "holdout": (20261125, {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}, ("ho-",)),
+    "dev2": (20261126, {"nabledge-6-large": 40, "nabledge-6-fulltext": 40}, ("lg2-", "ft2-")),
+}
 JAVADOC_SHARE = {"nabledge-6-fulltext": 4}
 
 
@@ -54,14 +62,17 @@ def sections(root):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default="../shared")
-    ap.add_argument("--holdout", action="store_true", help="the second draw (see above)")
+    ap.add_argument("--draw", choices=sorted(DRAWS), default="first", help="which draw (see above)")
     args = ap.parse_args()
-    rng = random.Random(HOLDOUT_SEED if args.holdout else SEED)
+    seed, counts, _ = DRAWS[args.draw]
+    names = list(DRAWS)
+    earlier = tuple(p for name in names[: names.index(args.draw)] for p in DRAWS[name][2])
+    rng = random.Random(seed)
     used = set()
-    if args.holdout:
+    if earlier:
         for name in sorted(glob.glob("tests/fixtures/eval/*/*.jsonl")):
             for line in open(name, encoding="utf-8"):
-                if line.strip():
+                if line.strip() and json.loads(line)["id"].startswith(earlier):
                     q = json.loads(line)
                     used.add(q.get("source"))
                     used.update(f"{e['file']}#{e['section']}" for e in q.get("expected", []))
@@ -70,7 +81,7 @@ def main():
                 if line.strip():
                     q = json.loads(line)
                     used.update(f"{e['file']}#{e['section']}" for e in q.get("expected", []) if isinstance(e, dict) and "file" in e)
-    for corpus, n in (HOLDOUT_COUNTS if args.holdout else COUNTS).items():
+    for corpus, n in counts.items():
         root = "knowledge" if corpus == "knowledge" else os.path.join(args.shared, "corpora", corpus)
         pool = [s for s in sections(root) if len(s[2]) >= 200 and s[0] not in used]
         javadoc = [s for s in pool if s[0].startswith("javadoc/")]
