@@ -11,7 +11,8 @@ written, and the question writers see only the section (never kbidx's ranking).
 Later draws (session 10), each with its own seed and none of the sections that are the
 source of, or expected by, a question of an earlier draw (tests/fixtures/eval, told apart by
 id: `lg-`/`ft-`/`kb-` first, `ho-` holdout, `lg2-`/`ft2-` dev2) or of ../shared/eval:
-`holdout` (30 sections each of large and fulltext, the `holdout` split) and `dev2` (40 each,
+`holdout` (30 sections each of large and fulltext and, drawn after them, 12 of knowledge/:
+the `holdout` split) and `dev2` (40 each of large and fulltext,
 more `dev` questions: with 35–37 per corpus one question moves R@30 by 0.03). Each draw is
 repeatable as long as the questions of earlier draws are unchanged.
 
@@ -31,7 +32,11 @@ COUNTS = {"nabledge-6-large": 75, "nabledge-6-fulltext": 72, "knowledge": 36}
 # name: (seed, sections per corpus, id prefixes of the draw's questions), in draw order.
 DRAWS = {
     "first": (SEED, COUNTS, ("lg-", "ft-", "kb-")),
-    "holdout": (20261125, {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}, ("ho-",)),
+    "holdout": (
+        20261125,
+        {"nabledge-6-large": 30, "nabledge-6-fulltext": 30, "knowledge": 12},
+        ("ho-",),
+    ),
     "dev2": (20261126, {"nabledge-6-large": 40, "nabledge-6-fulltext": 40}, ("lg2-", "ft2-")),
 }
 JAVADOC_SHARE = {"nabledge-6-fulltext": 4}
