@@ -98,8 +98,7 @@ impl Bm25Index {
         for t in &query_terms {
             let Some(&id) = self.ids.get(t) else { continue };
             let postings = &self.postings[id];
-            let df = postings.len() as f64;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let idf = idf(n, postings.len() as f64);
             for &(row, tf) in postings {
                 let tf = f64::from(tf);
                 let len = f64::from(self.lengths[row]);
@@ -112,6 +111,12 @@ impl Bm25Index {
         ranked.truncate(top);
         Ok(ranked)
     }
+}
+
+/// BM25's idf of a word in `df` of `n` documents (never negative): one
+/// definition for every stage that weighs words by rarity.
+pub(crate) fn idf(n: f64, df: f64) -> f64 {
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
 /// The indexed terms of `text`: it is [`normalize`]d and tokenised with IPADIC;

@@ -19,7 +19,7 @@ use std::path::Path;
 use crate::index::model::{EntryRef, split_reference};
 use crate::knowledge::Root;
 use crate::knowledge::content::Sections;
-use crate::search::bm25::terms;
+use crate::search::bm25::{idf, terms};
 use crate::search::{Level, Query};
 
 /// The fields of a row, in the order of [`Params::weights`].
@@ -262,6 +262,12 @@ impl QueryWord {
             Some(english) => format!("{english}→{}", self.word),
             None => self.word.clone(),
         }
+    }
+
+    /// Whether the word counts in `row`: anywhere, or, when it belongs to a
+    /// multi-word keyword, only in that keyword's rows.
+    fn counts_in(&self, row: usize, groups: &[Rows]) -> bool {
+        self.group.is_none_or(|g| groups[g].has(row))
     }
 }
 
@@ -579,13 +585,11 @@ impl BodyIndex {
         word: &'s QueryWord,
         groups: &'s [Rows],
     ) -> impl Iterator<Item = (usize, f64, [u16; N_FIELDS])> + 's {
-        let n = self.n_rows as f64;
-        let df = self.postings(&word.word).len() as f64;
-        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        self.postings(&word.word)
-            .filter(move |&(row, _)| {
-                row < self.n_rows && word.group.is_none_or(|g| groups[g].has(row))
-            })
+        let range = self.posting_range(&word.word);
+        let idf = idf(self.n_rows as f64, range.len() as f64);
+        range
+            .map(move |p| self.posting(p))
+            .filter(move |&(row, _)| row < self.n_rows && word.counts_in(row, groups))
             .map(move |(row, counts)| (row, idf, counts))
     }
 
@@ -790,7 +794,7 @@ impl BodyIndex {
             }
             // The file as one document: the same BM25F over its rows' fields summed.
             let df = touched.len() as f64;
-            let idf = (1.0 + (n_files as f64 - df + 0.5) / (df + 0.5)).ln();
+            let idf = idf(n_files as f64, df);
             for file in touched.drain(..) {
                 file_seen[file] = false;
                 let counts = std::mem::take(&mut file_counts[file]);
@@ -830,12 +834,9 @@ impl BodyIndex {
         let mut rows: Vec<(usize, usize)> =
             ranked.iter().enumerate().map(|(i, h)| (h.row, i)).collect();
         rows.sort_unstable();
-        let n = self.n_rows as f64;
         for word in &query_words {
             let range = self.posting_range(&word.word);
-            let df = range.len() as f64;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            let counted = |row: usize| word.group.is_none_or(|g| groups[g].has(row));
+            let idf = idf(self.n_rows as f64, range.len() as f64);
             let mut found: Vec<(usize, [u16; N_FIELDS])> = Vec::new();
             if range.len() > rows.len() * 16 {
                 for &(row, i) in &rows {
@@ -848,7 +849,7 @@ impl BodyIndex {
                             hi = mid;
                         }
                     }
-                    if lo < range.end && counted(row) {
+                    if lo < range.end && word.counts_in(row, &groups) {
                         let (at, counts) = self.posting(lo);
                         if at == row {
                             found.push((i, counts));
@@ -859,7 +860,7 @@ impl BodyIndex {
                 for p in range {
                     let (row, counts) = self.posting(p);
                     if let Ok(k) = rows.binary_search_by(|r| r.0.cmp(&row))
-                        && counted(row)
+                        && word.counts_in(row, &groups)
                     {
                         found.push((rows[k].1, counts));
                     }

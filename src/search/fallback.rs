@@ -310,10 +310,7 @@ impl Corpus {
             counts.push(row);
         }
         let n = self.docs.len() as f64;
-        let idf = |p: usize| {
-            let d = df[p] as f64;
-            (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
-        };
+        let idf = |p: usize| super::bm25::idf(n, df[p] as f64);
         // A keyword found nowhere weighs as much as one found in a single section.
         let rare = (1.0 + (n - 0.5) / 1.5).ln();
         let ideal_weights: Vec<f64> = plans
