@@ -79,9 +79,9 @@ fn eval_json() {
     insta::assert_snapshot!("json", run.transcript());
 }
 
-/// The metrics of `kbidx eval` over the fixture questions (question mode,
-/// default scoring, a 3,000-character budget) with `extra` flags.
-fn question_metrics(sandbox: &Sandbox, extra: &[&str]) -> serde_json::Value {
+/// The first run of `kbidx eval` over the fixture questions (question mode,
+/// default scoring) with `extra` flags.
+fn question_run(sandbox: &Sandbox, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
         "eval",
         "--eval",
@@ -92,13 +92,18 @@ fn question_metrics(sandbox: &Sandbox, extra: &[&str]) -> serde_json::Value {
         "question",
         "--scoring",
         "default",
-        "--chars",
-        "3000",
     ];
     args.extend_from_slice(extra);
     let run = sandbox.run(&args).success();
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    doc["runs"][0]["metrics"].clone()
+    doc["runs"][0].clone()
+}
+
+/// The metrics of [`question_run`] with a 3,000-character budget.
+fn question_metrics(sandbox: &Sandbox, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["--chars", "3000"];
+    args.extend_from_slice(extra);
+    question_run(sandbox, &args)["metrics"].clone()
 }
 
 /// `--chars-per-result N` measures the hand-over of `search
@@ -143,23 +148,7 @@ fn eval_group_by_file_and_exclude() {
     let sandbox = Sandbox::new()
         .with_repo_knowledge()
         .with_repo_dir("tests/fixtures", "fixtures");
-    let eval = |extra: &[&str]| {
-        let mut args = vec![
-            "eval",
-            "--eval",
-            "fixtures/queries.jsonl",
-            "--format",
-            "json",
-            "--mode",
-            "question",
-            "--scoring",
-            "default",
-        ];
-        args.extend(extra);
-        let run = sandbox.run(&args).success();
-        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-        doc["runs"][0].clone()
-    };
+    let eval = |extra: &[&str]| question_run(&sandbox, extra);
     let plain = eval(&[]);
     let grouped = eval(&["--group-by", "file"]);
     let metric = |run: &serde_json::Value, name: &str| run["metrics"][name].as_f64().unwrap();
