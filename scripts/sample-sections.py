@@ -7,13 +7,16 @@ written, and the question writers see only the section (never kbidx's ranking).
     scripts/sample-sections.py [--shared ../shared] > /tmp/sample.tsv
     scripts/sample-sections.py --draw holdout [--shared ../shared] > /tmp/holdout.tsv
     scripts/sample-sections.py --draw dev2 [--shared ../shared] > /tmp/dev2.tsv
+    scripts/sample-sections.py --draw holdout2 [--shared ../shared] > /tmp/holdout2.tsv
 
 Later draws (session 10), each with its own seed and none of the sections that are the
 source of, or expected by, a question of an earlier draw (tests/fixtures/eval, told apart by
 id: `lg-`/`ft-`/`kb-` first, `ho-` holdout, `lg2-`/`ft2-` dev2) or of ../shared/eval:
 `holdout` (30 sections each of large and fulltext and, drawn after them, 12 of knowledge/:
 the `holdout` split) and `dev2` (40 each of large and fulltext,
-more `dev` questions: with 35–37 per corpus one question moves R@30 by 0.03). Each draw is
+more `dev` questions: with 35–37 per corpus one question moves R@30 by 0.03). Session 11:
+`holdout2` (30 each of large and fulltext, id prefix `h2-`), drawn before that session's
+methods were tuned, to judge them on questions no choice had seen. Each draw is
 repeatable as long as the questions of earlier draws are unchanged.
 
 Prints `corpus<TAB>reference<TAB>title` rows. Sections shorter than 200 characters
@@ -38,6 +41,7 @@ DRAWS = {
         ("ho-",),
     ),
     "dev2": (20261126, {"nabledge-6-large": 40, "nabledge-6-fulltext": 40}, ("lg2-", "ft2-")),
+    "holdout2": (20261127, {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}, ("h2-",)),
 }
 JAVADOC_SHARE = {"nabledge-6-fulltext": 4}
 
