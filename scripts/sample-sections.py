@@ -8,6 +8,7 @@ written, and the question writers see only the section (never kbidx's ranking).
     scripts/sample-sections.py --draw holdout [--shared ../shared] > /tmp/holdout.tsv
     scripts/sample-sections.py --draw dev2 [--shared ../shared] > /tmp/dev2.tsv
     scripts/sample-sections.py --draw holdout2 [--shared ../shared] > /tmp/holdout2.tsv
+    scripts/sample-sections.py --draw holdout3 [--shared ../shared] > /tmp/holdout3.tsv
 
 Later draws (session 10), each with its own seed and none of the sections that are the
 source of, or expected by, a question of an earlier draw (tests/fixtures/eval, told apart by
@@ -16,7 +17,8 @@ id: `lg-`/`ft-`/`kb-` first, `ho-` holdout, `lg2-`/`ft2-` dev2) or of ../shared/
 the `holdout` split) and `dev2` (40 each of large and fulltext,
 more `dev` questions: with 35–37 per corpus one question moves R@30 by 0.03). Session 11:
 `holdout2` (30 each of large and fulltext, id prefix `h2-`), drawn before that session's
-methods were tuned, to judge them on questions no choice had seen. Each draw is
+methods were tuned, to judge them on questions no choice had seen, and `holdout3` (the same
+sizes, `h3-`), drawn after holdout2 had judged two methods, for the methods that followed. Each draw is
 repeatable as long as the questions of earlier draws are unchanged.
 
 Prints `corpus<TAB>reference<TAB>title` rows. Sections shorter than 200 characters
@@ -42,6 +44,7 @@ DRAWS = {
     ),
     "dev2": (20261126, {"nabledge-6-large": 40, "nabledge-6-fulltext": 40}, ("lg2-", "ft2-")),
     "holdout2": (20261127, {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}, ("h2-",)),
+    "holdout3": (20261128, {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}, ("h3-",)),
 }
 JAVADOC_SHARE = {"nabledge-6-fulltext": 4}
 
