@@ -4,7 +4,7 @@
     scripts/score-agent-runs.py [--kbidx target/release/kbidx] [--shared ../shared]
                                 [--config NAME ...] [--format markdown|json]
 
-Reads tests/fixtures/agent-runs/{dev,test}-{large,fulltext}.jsonl (what agents following SKILL.md
+Reads tests/fixtures/agent-runs/{dev,test,holdout3}-{large,fulltext}.jsonl (what agents following SKILL.md
 searched for; PROMPT.md there is how they were run), writes each run's first and second keyword
 searches as query sets into a temporary directory, and runs `kbidx eval --mode keywords` on them
 against tests/fixtures/eval's expected sections, once per configuration (CONFIGS below: the
@@ -59,7 +59,7 @@ for corpus in ['large', 'fulltext']:
 
 rows = []      # (set, search, config, n, metrics)
 summaries = []  # per set: union R@30 and High judgements
-for split in ['dev', 'test']:
+for split in ['dev', 'test', 'holdout3']:
     for corpus in ['large', 'fulltext']:
         runs_file = f'tests/fixtures/agent-runs/{split}-{corpus}.jsonl'
         if not os.path.exists(runs_file):
