@@ -162,6 +162,22 @@ pub(crate) fn fingerprint<'f>(files: impl IntoIterator<Item = &'f str>, knowledg
     hasher.digest()
 }
 
+/// The first position in `range` where `before` is false, given that it is
+/// true up to some position and false after (a binary search over the
+/// index's sorted words, or over one word's postings, sorted by row).
+fn partition_point(range: std::ops::Range<usize>, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (range.start, range.end);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// A set of rows, one bit each (a multi-word keyword's rows: those with
 /// all of its words; looked up once per posting of its words).
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -529,16 +545,7 @@ impl BodyIndex {
 
     /// The position of the first word not below `bound` in the sorted words.
     fn lower_bound(&self, bound: &[u8]) -> usize {
-        let (mut lo, mut hi) = (0, self.n_words);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.word(mid) < bound {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        partition_point(0..self.n_words, |i| self.word(i) < bound)
     }
 
     /// The range of `word`'s postings (empty when the index lacks it).
@@ -840,15 +847,7 @@ impl BodyIndex {
             let mut found: Vec<(usize, [u16; N_FIELDS])> = Vec::new();
             if range.len() > rows.len() * 16 {
                 for &(row, i) in &rows {
-                    let (mut lo, mut hi) = (range.start, range.end);
-                    while lo < hi {
-                        let mid = (lo + hi) / 2;
-                        if self.posting(mid).0 < row {
-                            lo = mid + 1;
-                        } else {
-                            hi = mid;
-                        }
-                    }
+                    let lo = partition_point(range.clone(), |p| self.posting(p).0 < row);
                     if lo < range.end && word.counts_in(row, &groups) {
                         let (at, counts) = self.posting(lo);
                         if at == row {

@@ -312,7 +312,7 @@ impl Corpus {
         let n = self.docs.len() as f64;
         let idf = |p: usize| super::bm25::idf(n, df[p] as f64);
         // A keyword found nowhere weighs as much as one found in a single section.
-        let rare = (1.0 + (n - 0.5) / 1.5).ln();
+        let rare = super::bm25::idf(n, 1.0);
         let ideal_weights: Vec<f64> = plans
             .iter()
             .map(|k| k.weight * if df[k.whole] == 0 { rare } else { idf(k.whole) })

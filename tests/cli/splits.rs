@@ -78,15 +78,16 @@ fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
     insta::assert_snapshot!(format!("{split}_{corpus}"), eval::render_text(&runs, true));
 }
 
-fn shared_corpus(corpus: &str) -> Option<std::path::PathBuf> {
+/// [`split_accuracy`] over `../shared/corpora/nabledge-6-{corpus}`, skipped
+/// (with a line saying so) when that directory is missing.
+fn shared_split(split: &str, corpus: &str, floors: Floors) {
     let dir = repo()
         .join("../shared/corpora")
         .join(format!("nabledge-6-{corpus}"));
     if dir.is_dir() {
-        Some(dir)
+        split_accuracy(split, corpus, &dir, floors);
     } else {
         println!("skipped: {} not found", dir.display());
-        None
     }
 }
 
@@ -105,41 +106,41 @@ fn test_knowledge() {
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn dev_large() {
-    let Some(dir) = shared_corpus("large") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.89, 0.81), (Method::Bm25, 0.85, 0.81)];
-    split_accuracy("dev", "large", &dir, floors);
+    shared_split(
+        "dev",
+        "large",
+        [(Method::Default, 0.89, 0.81), (Method::Bm25, 0.85, 0.81)],
+    );
 }
 
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn test_large() {
-    let Some(dir) = shared_corpus("large") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.73, 0.60), (Method::Bm25, 0.76, 0.65)];
-    split_accuracy("test", "large", &dir, floors);
+    shared_split(
+        "test",
+        "large",
+        [(Method::Default, 0.73, 0.60), (Method::Bm25, 0.76, 0.65)],
+    );
 }
 
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn dev_fulltext() {
-    let Some(dir) = shared_corpus("fulltext") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.78, 0.76), (Method::Bm25, 0.72, 0.71)];
-    split_accuracy("dev", "fulltext", &dir, floors);
+    shared_split(
+        "dev",
+        "fulltext",
+        [(Method::Default, 0.78, 0.76), (Method::Bm25, 0.72, 0.71)],
+    );
 }
 
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn test_fulltext() {
-    let Some(dir) = shared_corpus("fulltext") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.80, 0.75), (Method::Bm25, 0.78, 0.78)];
-    split_accuracy("test", "fulltext", &dir, floors);
+    shared_split(
+        "test",
+        "fulltext",
+        [(Method::Default, 0.80, 0.75), (Method::Bm25, 0.78, 0.78)],
+    );
 }
 
 #[test]
@@ -151,59 +152,59 @@ fn holdout_knowledge() {
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn holdout_large() {
-    let Some(dir) = shared_corpus("large") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.81, 0.75), (Method::Bm25, 0.78, 0.68)];
-    split_accuracy("holdout", "large", &dir, floors);
+    shared_split(
+        "holdout",
+        "large",
+        [(Method::Default, 0.81, 0.75), (Method::Bm25, 0.78, 0.68)],
+    );
 }
 
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn holdout_fulltext() {
-    let Some(dir) = shared_corpus("fulltext") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.80, 0.70), (Method::Bm25, 0.76, 0.73)];
-    split_accuracy("holdout", "fulltext", &dir, floors);
+    shared_split(
+        "holdout",
+        "fulltext",
+        [(Method::Default, 0.80, 0.70), (Method::Bm25, 0.76, 0.73)],
+    );
 }
 
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn holdout2_large() {
-    let Some(dir) = shared_corpus("large") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.91, 0.81), (Method::Bm25, 0.88, 0.84)];
-    split_accuracy("holdout2", "large", &dir, floors);
+    shared_split(
+        "holdout2",
+        "large",
+        [(Method::Default, 0.91, 0.81), (Method::Bm25, 0.88, 0.84)],
+    );
 }
 
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn holdout2_fulltext() {
-    let Some(dir) = shared_corpus("fulltext") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.74, 0.74), (Method::Bm25, 0.71, 0.68)];
-    split_accuracy("holdout2", "fulltext", &dir, floors);
+    shared_split(
+        "holdout2",
+        "fulltext",
+        [(Method::Default, 0.74, 0.74), (Method::Bm25, 0.71, 0.68)],
+    );
 }
 
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn holdout3_large() {
-    let Some(dir) = shared_corpus("large") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.91, 0.84), (Method::Bm25, 0.88, 0.81)];
-    split_accuracy("holdout3", "large", &dir, floors);
+    shared_split(
+        "holdout3",
+        "large",
+        [(Method::Default, 0.91, 0.84), (Method::Bm25, 0.88, 0.81)],
+    );
 }
 
 #[test]
 #[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
 fn holdout3_fulltext() {
-    let Some(dir) = shared_corpus("fulltext") else {
-        return;
-    };
-    let floors = [(Method::Default, 0.68, 0.68), (Method::Bm25, 0.71, 0.71)];
-    split_accuracy("holdout3", "fulltext", &dir, floors);
+    shared_split(
+        "holdout3",
+        "fulltext",
+        [(Method::Default, 0.68, 0.68), (Method::Bm25, 0.71, 0.71)],
+    );
 }
