@@ -954,6 +954,22 @@ fn run_build(
         for warning in &built.warnings {
             writeln!(err, "warning: {warning}").map_err(stdio)?;
         }
+        if built.left_out.total() > 0 && !args.quiet {
+            let l = built.left_out;
+            writeln!(
+                err,
+                "note: {} characters of the knowledge are in no index row \
+                 (page text {}, sections {}, index entries {}) in {} files, \
+                 e.g. {}; `kbidx lint` lists them",
+                l.total(),
+                l.page,
+                l.sections,
+                l.index,
+                built.left_out_files.len(),
+                built.left_out_files[0].0
+            )
+            .map_err(stdio)?;
+        }
     }
     // The links file goes with the index (see `crate::links`): checked and
     // written with it, links first, so an index never names links that
@@ -989,6 +1005,16 @@ fn run_build(
             rows: built.index.len(),
             links_file: display(&links_target),
             links: built.links.len(),
+            left_out: crate::output::build::LeftOutReport {
+                chars: built.left_out.total(),
+                by_reason: built.left_out,
+                files: built
+                    .left_out_files
+                    .iter()
+                    .take(20)
+                    .map(|(f, _)| f.clone())
+                    .collect(),
+            },
             warnings: built.warnings,
             status,
             changed: status.changed(),

@@ -13,11 +13,19 @@
 #      and kbidx's own knowledge/): one record per index entry, in index
 #      order; title = "<file title> / <entry title>" (just one of them when
 #      the other is missing or equal); hints = the entry's hints (joined by
-#      single spaces in the index). A section with no index entry
-#      is reported as a warning.
+#      single spaces in the index). A section with no index entry follows
+#      them, titled with the file title and without hints, and is reported
+#      as a warning.
 #   2. sections[] as an array of {id, title, ...} and no index
 #      (nabledge-6-fulltext): one record per section; title = "<file title> /
 #      <section title>", so that both are searchable; hints = "" (none).
+#   Both: a file with page text (top-level fields other than id, title,
+#      index, sections, official_doc_urls, no_knowledge_content and version,
+#      such as nabledge-6-fulltext's page introductions in `content`) first
+#      gets the record {reference: "<path>#_page", title: <file title>,
+#      hints: []}: kbidx reads the page text as the text of section `_page`
+#      (README "Page text"). A file whose own sections have an id `_page`
+#      keeps that section instead.
 # Anything else (e.g. a JSON file with neither) yields no records.
 #
 # The program is plain jq: it runs unchanged under `jq --arg path P -c -f`.
@@ -38,6 +46,15 @@ def full_title($file; $section):
 def all_strings: length == 0 or (sort | .[0] >= "" and .[-1] < []);
 def all_arrays: length == 0 or (sort | .[0] >= [] and .[-1] < {});
 
+# Whether the file has page text: a top-level field outside the structure
+# and metadata whose value is not empty.
+def has_page:
+  [to_entries[]
+   | select(.key as $k | ["id", "title", "index", "sections", "official_doc_urls",
+                          "no_knowledge_content", "version"] | index([$k]) | not)
+   | .value | select(. != null and . != "" and . != [] and . != {})]
+  | length > 0;
+
 # Speed (kbidx runs this with jaq, where every step has a fixed cost): type
 # tests are comparisons (`type` is a jq definition in jaq), each file's
 # entries are checked all at once, and only a file that fails the check goes
@@ -47,7 +64,11 @@ def all_arrays: length == 0 or (sort | .[0] >= [] and .[-1] < {});
 (.title // "" | if . >= "" and . < [] then . else error("title must be a string, found \(kind)") end) as $file_title
 | ($path + "#") as $prefix
 | (if $file_title == "" then null else $file_title + " / " end) as $title_prefix
-| if has("index") then
+| (if type == "object" and has_page
+      and ([.sections | if type == "object" then keys[] elif type == "array" then .[].id? else empty end]
+           | index(["_page"]) | not)
+   then {reference: ($prefix + "_page"), title: $file_title, hints: []} else empty end),
+  (if has("index") then
     .index as $index
     | if $index >= [] and $index < {} then . else error("index must be an array, found \($index | kind)") end
     | (.sections // {}) as $sections
@@ -76,6 +97,7 @@ def all_arrays: length == 0 or (sort | .[0] >= [] and .[-1] < {});
       (if $sections >= {} then
          ($sections | keys_unsorted) as $keys
          | if $keys == $ids then empty else
+           (($keys - $ids)[] | {reference: ($prefix + .), title: $file_title, hints: []}),
            (($keys - $ids)[] | {warning: "section \"\(.)\" has no index entry"}),
            (($ids - $keys)[] | {warning: "index entry \"\(.)\" has no section"}) end
        else empty end)
@@ -100,4 +122,4 @@ def all_arrays: length == 0 or (sort | .[0] >= [] and .[-1] < {});
               hints: [] }
           end
       end
-  else empty end
+  else empty end)

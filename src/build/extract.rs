@@ -380,9 +380,38 @@ mod tests {
             Ok(vec![
                 entry("a.json#a", "T", "h1 h 2"),
                 entry("a.json#b", "T", ""),
+                entry("a.json#c", "T", ""),
                 Record::Warning("section \"c\" has no index entry".into()),
             ])
         );
+    }
+
+    #[test]
+    fn page_text_comes_first_as_its_own_row() {
+        // nabledge-6-fulltext: a page introduction in `content`, or only that.
+        let doc = r#"{"id":"p","title":"Page","content":"intro","no_knowledge_content":false,
+                     "sections":[{"id":"s1","title":"One","content":"..."}]}"#;
+        assert_eq!(
+            run(DEFAULT_PROGRAM, doc),
+            Ok(vec![
+                entry("a.json#_page", "Page", ""),
+                entry("a.json#s1", "Page / One", ""),
+            ])
+        );
+        let only = r#"{"title":"Page","content":"intro","sections":[]}"#;
+        assert_eq!(
+            run(DEFAULT_PROGRAM, only),
+            Ok(vec![entry("a.json#_page", "Page", "")])
+        );
+        // Empty page fields and metadata make no row; a section of the
+        // file's own named `_page` keeps its place.
+        for doc in [
+            r#"{"title":"Page","content":"","official_doc_urls":["u"],"version":"6","sections":[]}"#,
+            r#"{"title":"Page","content":"x","sections":[{"id":"_page","content":"own"}]}"#,
+        ] {
+            let records = run(DEFAULT_PROGRAM, doc).unwrap_or_default();
+            assert!(records.len() <= 1, "{doc}: {records:?}");
+        }
     }
 
     #[test]

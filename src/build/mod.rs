@@ -21,6 +21,7 @@ use crate::error::{Error, Result, display};
 use crate::index::model::Index;
 use crate::index::toon;
 use crate::knowledge;
+use crate::knowledge::content::LeftOut;
 
 /// Everything `kbidx build` needs to know, already resolved from flags and `kbidx.toml`.
 #[derive(Debug, Clone)]
@@ -55,6 +56,12 @@ pub struct Built {
     pub links: Vec<crate::links::Link>,
     /// Their TOON encoding: what goes into `links.toon` next to the index.
     pub links_text: String,
+    /// Characters of the knowledge's string content that no row holds,
+    /// by where they sit (0 with the built-in program on the corpora it
+    /// knows; a `--filter` that drops text shows here).
+    pub left_out: LeftOut,
+    /// The files with content left out, in file order, with their counts.
+    pub left_out_files: Vec<(String, LeftOut)>,
 }
 
 /// [`build`], stopped with [`Error::Timeout`] when it takes longer than
@@ -153,7 +160,13 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
     let mut candidates: Vec<Vec<(String, u32)>> = Vec::new();
     let mut raw_links: Vec<Vec<String>> = Vec::new();
     let mut anchors = HashMap::new();
+    let mut left_out = LeftOut::default();
+    let mut left_out_files = Vec::new();
     for (file, extracted) in found.files.iter().zip(extracted) {
+        if extracted.left_out.total() > 0 {
+            left_out.add(extracted.left_out);
+            left_out_files.push((file.relative.clone(), extracted.left_out));
+        }
         let mut file_candidates = extracted.candidates.into_iter();
         let mut file_links = extracted.links.into_iter();
         for record in extracted.records {
@@ -185,6 +198,8 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
         warnings,
         links_text: crate::links::encode(&links),
         links,
+        left_out,
+        left_out_files,
     })
 }
 
@@ -226,6 +241,8 @@ struct FileOutput {
     links: Vec<Vec<String>>,
     /// What links into this file can name.
     anchors: crate::links::resolve::Anchors,
+    /// Its string content that no row holds.
+    left_out: LeftOut,
 }
 
 /// Reads and extracts every file with one compiled program, on as many
@@ -296,12 +313,23 @@ fn extract_one(
     let mut candidates = Vec::new();
     let mut links = Vec::new();
     let mut records = Vec::with_capacity(outputs.len());
+    let mut held = String::new();
     for (record, program_links) in outputs {
         let Record::Entry(e) = &record else {
             records.push(record);
             continue;
         };
-        let text = sections.text(e.section()).unwrap_or_default();
+        // The id as the program wrote it after `path#` (an id may hold a `/`).
+        let id = e
+            .reference
+            .strip_prefix(file.relative.as_str())
+            .and_then(|r| r.strip_prefix('#'))
+            .unwrap_or_else(|| e.section());
+        let text = sections.text(id).unwrap_or_default();
+        for part in [&e.title, &e.hints, &text] {
+            held.push_str(part);
+            held.push('\n');
+        }
         // Links the program names replace those found in the text.
         links.push(program_links.unwrap_or_else(|| {
             crate::links::markdown::knowledge_links(&text)
@@ -325,6 +353,7 @@ fn extract_one(
         candidates,
         links,
         anchors,
+        left_out: crate::knowledge::content::left_out(document.value(), &held),
     })
 }
 

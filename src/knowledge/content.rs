@@ -5,6 +5,12 @@
 //! section's text. Three section shapes are understood: `sections` as an
 //! object of markdown strings, as an object of structured objects (rendered
 //! as readable markdown), and as an array of `{id, title, content}`.
+//!
+//! A file's text outside its sections (its page text: a page introduction in
+//! a top-level `content`, or any other top-level field that is not the
+//! file's structure or metadata) is a section too, with the reserved id
+//! [`PAGE_ID`]: a sixth of nabledge-6-fulltext's text is page text, and 153
+//! of its files have nothing else. [`page_text`] says exactly what it holds.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,6 +18,25 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+
+/// The section id of a file's page text (its reference is
+/// `path/to/file.json#_page`). A leading `_` keeps it apart from the ids
+/// converters write (`s3`, `paging`); a file that has a section of its own
+/// with this id keeps it, and its page text is not indexed.
+pub(crate) const PAGE_ID: &str = "_page";
+
+/// Top-level keys that are not page text: the file's structure (read as
+/// title, index entries and sections) and metadata (the official pages'
+/// addresses, flags and versions), which are not knowledge to search.
+pub(crate) const NOT_PAGE_TEXT: [&str; 7] = [
+    "id",
+    "title",
+    "index",
+    "sections",
+    "official_doc_urls",
+    "no_knowledge_content",
+    "version",
+];
 use crate::index::model::split_reference;
 use crate::knowledge::{Document, Root};
 
@@ -95,8 +120,12 @@ impl<'a> Sections<'a> {
     }
 
     /// The title of section `id`: its index entry's title (object sections)
-    /// or its own (array sections), when it has one.
+    /// or its own (array sections), when it has one; the page text's is the
+    /// file's title.
     pub(crate) fn title(&self, id: &str) -> Option<&'a str> {
+        if id == PAGE_ID && !self.has_own(id) {
+            return self.doc.get("title")?.as_str().filter(|t| !t.is_empty());
+        }
         match self.doc.get("sections")? {
             Value::Object(_) => self.titles.get(id).copied(),
             Value::Array(_) => self.by_id.get(id)?.get("title")?.as_str(),
@@ -105,8 +134,21 @@ impl<'a> Sections<'a> {
         .filter(|t| !t.is_empty())
     }
 
-    /// The text of section `id`, as [`section_text`] renders it.
+    /// Whether the file's `sections` hold a section `id` of their own.
+    fn has_own(&self, id: &str) -> bool {
+        match self.doc.get("sections") {
+            Some(Value::Object(map)) => map.contains_key(id),
+            Some(Value::Array(_)) => self.by_id.contains_key(id),
+            _ => false,
+        }
+    }
+
+    /// The text of section `id`, as [`section_text`] renders it ([`PAGE_ID`]:
+    /// the page text, `None` when the file has none).
     pub(crate) fn text(&self, id: &str) -> Option<String> {
+        if id == PAGE_ID && !self.has_own(id) {
+            return page_text(self.doc);
+        }
         match self.doc.get("sections")? {
             Value::Object(map) => Some(titled(self.titles.get(id).copied(), render(map.get(id)?))),
             Value::Array(_) => self.by_id.get(id).map(|s| list_section_text(s)),
@@ -118,6 +160,201 @@ impl<'a> Sections<'a> {
 /// Finds section `id` in a knowledge document and renders it as text.
 pub(crate) fn section_text(doc: &Value, id: &str) -> Option<String> {
     Sections::new(doc).text(id)
+}
+
+/// The page text of `doc`: its top-level fields other than [`NOT_PAGE_TEXT`],
+/// in file order (`content` as it is, any other field under its name, as
+/// [`render`] writes it), without the strings that a section's text already
+/// holds (white space ignored: nabledge-6-fulltext's spreadsheet pages keep
+/// their rows both as sections and as raw `data_rows`). `None` when nothing
+/// is left.
+pub(crate) fn page_text(doc: &Value) -> Option<String> {
+    let Value::Object(top) = doc else {
+        return None;
+    };
+    let page: Vec<(&String, &Value)> = top
+        .iter()
+        .filter(|(key, _)| !NOT_PAGE_TEXT.contains(&key.as_str()))
+        .collect();
+    if page.is_empty() {
+        return None;
+    }
+    let held = squeeze(&sections_text(doc));
+    let finder = |s: &str| {
+        let s = squeeze(s);
+        s.is_empty() || memchr::memmem::find(held.as_bytes(), s.as_bytes()).is_some()
+    };
+    let mut parts = Vec::new();
+    for (key, value) in page {
+        let Some(value) = prune(value, &finder) else {
+            continue;
+        };
+        let text = match (key.as_str(), &value) {
+            ("content", Value::String(s)) => s.trim().to_owned(),
+            ("content", other) => render(other),
+            (key, other) => {
+                let mut one = serde_json::Map::new();
+                one.insert(key.to_owned(), other.clone());
+                render(&Value::Object(one))
+            }
+        };
+        if !text.trim().is_empty() {
+            parts.push(text);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// Characters of a knowledge file's string content that no index row holds,
+/// by where they sit. The file's title, its metadata (the top-level `id`,
+/// `official_doc_urls`, `no_knowledge_content` and `version`) and the ids
+/// and levels of sections and index entries are not content.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LeftOut {
+    /// Top-level page text.
+    pub page: usize,
+    /// Text inside `sections`.
+    pub sections: usize,
+    /// Index entries' titles and hints.
+    pub index: usize,
+}
+
+impl LeftOut {
+    /// All characters left out.
+    pub fn total(&self) -> usize {
+        self.page + self.sections + self.index
+    }
+
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: Self) {
+        self.page += other.page;
+        self.sections += other.sections;
+        self.index += other.index;
+    }
+}
+
+/// What of `doc`'s string content the rows made of it do not hold: a string
+/// counts as held when it occurs, white space ignored, in `rows` (the rows'
+/// titles, hints and texts, one after another). One Aho-Corasick pass over
+/// the rows finds every string at once, so the check is linear in the file.
+pub(crate) fn left_out(doc: &Value, rows: &str) -> LeftOut {
+    let mut strings: Vec<(usize, &str)> = Vec::new();
+    let Value::Object(top) = doc else {
+        return LeftOut::default();
+    };
+    for (key, value) in top {
+        match key.as_str() {
+            "id" | "title" | "official_doc_urls" | "no_knowledge_content" | "version" => {}
+            "sections" => leaves(value, &["id", "level"], 1, &mut strings),
+            "index" => leaves(value, &["id"], 2, &mut strings),
+            _ => leaves(value, &[], 0, &mut strings),
+        }
+    }
+    let squeezed: Vec<String> = strings.iter().map(|(_, s)| squeeze(s)).collect();
+    let mut patterns: Vec<&str> = squeezed
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !s.is_empty())
+        .collect();
+    patterns.sort_unstable();
+    patterns.dedup();
+    let mut found = vec![false; patterns.len()];
+    if let Ok(automaton) = aho_corasick::AhoCorasick::new(&patterns) {
+        let mut missing = patterns.len();
+        for m in automaton.find_overlapping_iter(squeeze(rows).as_str()) {
+            let seen = &mut found[m.pattern().as_usize()];
+            if !*seen {
+                *seen = true;
+                missing -= 1;
+                if missing == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    let mut out = LeftOut::default();
+    for ((place, _), s) in strings.iter().zip(&squeezed) {
+        let Ok(i) = patterns.binary_search(&s.as_str()) else {
+            continue;
+        };
+        if !found[i] {
+            let chars = s.chars().count();
+            match place {
+                0 => out.page += chars,
+                1 => out.sections += chars,
+                _ => out.index += chars,
+            }
+        }
+    }
+    out
+}
+
+/// Collects the strings under `value` with `place`, skipping the values of
+/// object keys in `skip` one level down (the ids of list entries).
+fn leaves<'a>(value: &'a Value, skip: &[&str], place: usize, out: &mut Vec<(usize, &'a str)>) {
+    match value {
+        Value::String(s) => out.push((place, s)),
+        Value::Array(items) => {
+            for item in items {
+                match item {
+                    Value::Object(map) => {
+                        for (k, v) in map {
+                            if !skip.contains(&k.as_str()) {
+                                leaves(v, &[], place, out);
+                            }
+                        }
+                    }
+                    other => leaves(other, &[], place, out),
+                }
+            }
+        }
+        Value::Object(map) => {
+            for v in map.values() {
+                leaves(v, &[], place, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text of every section of `doc`, one after another.
+fn sections_text(doc: &Value) -> String {
+    match doc.get("sections") {
+        Some(Value::Object(map)) => map.values().map(render).collect::<Vec<_>>().join("\n"),
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(list_section_text)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// `s` without white space, for comparisons that ignore it.
+pub(crate) fn squeeze(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// `value` without the strings `held` says are held elsewhere, and without
+/// what is then empty (nulls, empty arrays and objects); `None` when nothing
+/// is left. A number or boolean counts as the text it is written as.
+fn prune(value: &Value, held: &dyn Fn(&str) -> bool) -> Option<Value> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => (!held(s)).then(|| value.clone()),
+        Value::Number(_) | Value::Bool(_) => (!held(&value.to_string())).then(|| value.clone()),
+        Value::Array(items) => {
+            let kept: Vec<Value> = items.iter().filter_map(|v| prune(v, held)).collect();
+            (!kept.is_empty()).then_some(Value::Array(kept))
+        }
+        Value::Object(map) => {
+            let kept: serde_json::Map<String, Value> = map
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), prune(v, held)?)))
+                .collect();
+            (!kept.is_empty()).then_some(Value::Object(kept))
+        }
+    }
 }
 
 /// An array-style section `{id, title, content}` as text.
@@ -224,5 +461,61 @@ mod tests {
         let list = serde_json::json!({"sections": [{"id": "s1", "title": "T", "content": "body"}]});
         assert_eq!(section_text(&list, "s1").as_deref(), Some("## T\n\nbody"));
         assert_eq!(section_text(&list, "s2"), None);
+    }
+
+    #[test]
+    fn page_text_is_the_top_level_text_the_sections_do_not_hold() {
+        let cases = [
+            // A page introduction, as nabledge-6-fulltext writes it.
+            (
+                serde_json::json!({"id": "p", "title": "T", "content": "intro\n", "no_knowledge_content": false,
+                                   "sections": [{"id": "s1", "title": "A", "content": "body"}]}),
+                Some("intro"),
+            ),
+            // Other top-level fields under their names; strings a section
+            // already holds (white space ignored) are left out.
+            (
+                serde_json::json!({"title": "T", "content": "intro", "sheet": "P1",
+                                   "rows": [["body  text", "extra"], ["body text"]],
+                                   "sections": [{"id": "s1", "content": "body text"}]}),
+                Some("intro\n\nsheet: P1\n\nrows:\n  - - extra"),
+            ),
+            // Structure and metadata only: no page text.
+            (
+                serde_json::json!({"id": "p", "title": "T", "official_doc_urls": ["u"], "version": "6",
+                                   "index": [], "sections": {}}),
+                None,
+            ),
+            (
+                serde_json::json!({"title": "T", "content": "  ", "sections": []}),
+                None,
+            ),
+        ];
+        for (doc, want) in cases {
+            assert_eq!(page_text(&doc).as_deref(), want, "{doc}");
+            assert_eq!(Sections::new(&doc).text(PAGE_ID).as_deref(), want, "{doc}");
+        }
+        let doc = serde_json::json!({"title": "T", "content": "x", "sections": []});
+        assert_eq!(Sections::new(&doc).title(PAGE_ID), Some("T"));
+    }
+
+    #[test]
+    fn left_out_counts_content_no_row_holds() {
+        let doc = serde_json::json!({
+            "id": "metadata-is-not-content", "title": "T", "official_doc_urls": ["https://x"],
+            "content": "page text",
+            "index": [{"id": "a", "title": "Entry", "hints": ["hint"]}],
+            "sections": {"a": "section a", "b": "orphan"}});
+        let rows = "T / Entry\nhint\nsection a\n";
+        assert_eq!(
+            left_out(&doc, rows),
+            LeftOut {
+                page: 8,
+                sections: 6,
+                index: 0
+            }
+        );
+        let all = "T / Entry\nhint\nsection a\npage  text\norphan";
+        assert_eq!(left_out(&doc, all).total(), 0);
     }
 }

@@ -110,7 +110,7 @@ pub(crate) fn shape(doc: &Value) -> Vec<ShapeFinding> {
                             Rule::SectionWithoutIndexEntry,
                             Some(id.clone()),
                             format!(
-                                "section {id:?} has no index entry, so search never returns it ({} chars of text)",
+                                "section {id:?} has no index entry: it is indexed under the file title without hints ({} chars of text)",
                                 crate::knowledge::content::render(&map[id]).chars().count()
                             ),
                         ));

@@ -18,6 +18,10 @@ pub(crate) struct BuildReport {
     pub links_file: String,
     /// Its rows: resolved links between sections.
     pub links: usize,
+    /// Characters of the knowledge's string content that no row holds, by
+    /// where they sit (`page`: top-level text, `sections`, `index`: index
+    /// entries' titles and hints), with their total.
+    pub left_out: LeftOutReport,
     /// Warnings, each naming its file first.
     pub warnings: Vec<String>,
     /// What happened to the index file.
@@ -53,4 +57,15 @@ impl Status {
     pub(crate) fn changed(self) -> bool {
         matches!(self, Self::Written | Self::Stale)
     }
+}
+
+/// [`BuildReport::left_out`].
+#[derive(Debug, Serialize)]
+pub(crate) struct LeftOutReport {
+    /// All characters left out.
+    pub chars: usize,
+    /// By where they sit.
+    pub by_reason: crate::knowledge::content::LeftOut,
+    /// The files with content left out (at most 20, in file order).
+    pub files: Vec<String>,
 }
