@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::answer::Request;
 use crate::build::{self, BuildOptions, Freshness, Written};
 use crate::config::Config;
 use crate::error::{Error, Result, display};
@@ -18,14 +19,14 @@ use crate::index::file::IndexFile;
 use crate::index::model::Index;
 use crate::index::toon;
 use crate::knowledge::content::Library;
+use crate::output::Format;
 use crate::output::budget::Budget;
 use crate::output::build::{BuildReport, Status};
 use crate::output::read::{FileListing, SectionDoc};
-use crate::output::{Format, Report};
 use crate::search::cache::Cache;
 use crate::search::fallback;
 use crate::search::query::LevelledKeywords;
-use crate::search::{self, Hierarchy, Matcher, Query, Scoring, Searcher, Texts};
+use crate::search::{self, Hierarchy, Matcher, Query, Scoring, Searcher};
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
 ///
@@ -495,7 +496,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
         Command::Search(args) if args.pg.url(args.index.as_deref()).is_some() => {
             let url = args.pg.url(args.index.as_deref()).unwrap_or_default();
             let schema = args.pg.pg_schema.clone();
-            let options = SearchOptions::resolve(&config, args)?;
+            let options = Request::resolve(&config, args)?;
             options.refuse_with_pg()?;
             let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &schema)?);
             run_search(&options, &searcher, out)
@@ -520,7 +521,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                         prepare_index(&index, text, cache.as_ref())
                     })
                 });
-                let options = SearchOptions::resolve(&config, args)?;
+                let options = Request::resolve(&config, args)?;
                 if let Some(e) = open_error {
                     return Err(e);
                 }
@@ -578,62 +579,7 @@ fn run_pg_push(config: &Config, args: PgPushArgs, out: &mut dyn Write) -> Result
     Ok(0)
 }
 
-/// `kbidx search`, resolved: everything typed, nothing left to parse.
-#[derive(Debug)]
-pub(crate) struct SearchOptions {
-    /// The query.
-    pub(crate) query: Query,
-    /// The knowledge directory (content lookup).
-    pub(crate) knowledge: PathBuf,
-    /// Scoring method.
-    pub(crate) scoring: Scoring,
-    /// Output format.
-    pub(crate) format: Format,
-    /// Result count limit.
-    pub(crate) top: usize,
-    /// Minimum score.
-    pub(crate) min_score: Option<f64>,
-    /// Per-keyword explanations in text output.
-    pub(crate) explain: bool,
-    /// Attach content.
-    pub(crate) with_content: bool,
-    /// Content budget: characters and estimated tokens, in all and per result.
-    pub(crate) budget: Budget,
-    /// Hand over query-focused passages instead of the sections' starts.
-    pub(crate) passages: bool,
-    /// Two-pass file → section search, when on.
-    pub(crate) hierarchy: Option<Hierarchy>,
-    /// Full-text fallback.
-    pub(crate) fallback: fallback::Settings,
-    /// The body stage, when on.
-    pub(crate) body: Option<search::Body>,
-    /// Linked neighbours to append (`--expand`; 0: none) and the links file they come from.
-    pub(crate) expand: usize,
-    /// The links file (next to the index), read only when `expand` > 0.
-    pub(crate) links: PathBuf,
-    /// `--exclude` and `--group-by`.
-    pub(crate) diversity: search::Diversity,
-}
-
-impl SearchOptions {
-    /// What the PostgreSQL backend cannot do, refused before connecting
-    /// rather than silently ignored: another scoring method (it ranks one
-    /// way) and `--expand` (the links file goes with an index file, not with
-    /// the table).
-    fn refuse_with_pg(&self) -> Result<()> {
-        if self.scoring != Scoring::Default {
-            return Err(Error::Usage(
-                "--scoring seed works with the index file, not with --pg".into(),
-            ));
-        }
-        if self.expand > 0 {
-            return Err(Error::Usage(
-                "--expand works with the index file (its links file), not with --pg".into(),
-            ));
-        }
-        Ok(())
-    }
-
+impl Request {
     /// Resolves flags, `kbidx.toml` and the keywords file into typed options.
     pub(crate) fn resolve(config: &Config, args: SearchArgs) -> Result<Self> {
         let mut levels = LevelledKeywords {
@@ -844,89 +790,10 @@ pub(crate) fn prepare_index<'a>(
     }
 }
 
-/// How many refinement words a search answer carries.
-const SUGGESTIONS: usize = 15;
-
-fn run_search(options: &SearchOptions, searcher: &Searcher<'_>, out: &mut dyn Write) -> Result<u8> {
-    let report = search_report(options, searcher)?;
+fn run_search(options: &Request, searcher: &Searcher<'_>, out: &mut dyn Write) -> Result<u8> {
+    let report = crate::answer::answer(options, searcher)?;
     report.render(options.format, options.explain, out)?;
     Ok(if report.results.is_empty() { 1 } else { 0 })
-}
-
-/// Runs `options`' query on `searcher` and builds the result document (with
-/// content when asked): what `kbidx search` prints and the MCP `search` tool returns.
-pub(crate) fn search_report(options: &SearchOptions, searcher: &Searcher<'_>) -> Result<Report> {
-    let ranking = searcher.search_with(
-        &options.query,
-        options.scoring,
-        options.top,
-        options.min_score,
-        &options.diversity,
-    )?;
-    let mut report = Report::of(
-        searcher,
-        &options.query,
-        options.scoring,
-        &ranking,
-        options.top,
-    );
-    report.suggest = searcher.suggest(&options.query, &ranking, SUGGESTIONS);
-    report.confidence = crate::output::Confidence::of(&report.keywords, &report.results);
-    if let Some(matcher) = searcher.matcher()
-        && options.expand > 0
-        && !report.results.is_empty()
-    {
-        report.expand(
-            matcher,
-            &crate::links::load(&options.links)?,
-            options.expand,
-        );
-        // Linked neighbours obey --exclude as the ranked results do.
-        let before = report.results.len();
-        report
-            .results
-            .retain(|r| r.stage != "linked" || !options.diversity.excludes(&r.file));
-        if report.results.len() < before {
-            for (i, r) in report.results.iter_mut().enumerate() {
-                r.rank = i + 1;
-            }
-        }
-    }
-    if options.with_content {
-        // The index backend reads the knowledge files; PostgreSQL sends the
-        // results' stored text in one query.
-        let mut texts = searcher
-            .texts()
-            .unwrap_or_else(|| Texts::files(&options.knowledge));
-        let references: Vec<&str> = report
-            .results
-            .iter()
-            .map(|r| r.reference.as_str())
-            .collect();
-        searcher.load_texts(&mut texts, &references)?;
-        let mut words = passage_words(options)?;
-        if let Some(words) = words.as_mut() {
-            words.add_bridged(
-                report
-                    .results
-                    .iter()
-                    .flat_map(|r| &r.matched)
-                    .map(|m| m.keyword.as_str()),
-            );
-        }
-        report.attach_content(|r| texts.section(r), options.budget, words.as_ref())?;
-    }
-    Ok(report)
-}
-
-/// The query's words for passages, when `options` asks for them.
-pub(crate) fn passage_words(
-    options: &SearchOptions,
-) -> Result<Option<crate::output::passages::QueryWords>> {
-    options
-        .passages
-        .then(|| crate::output::passages::QueryWords::of(&options.query))
-        .transpose()
 }
 
 fn run_build(
@@ -1063,7 +930,9 @@ fn run_build(
 
 /// `kbidx read`: a section, or with no `#section` the list of a file's sections.
 fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> {
-    let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()));
+    let index_path = args.index.clone().unwrap_or_else(|| config.index.clone());
+    let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()))
+        .with_index(&index_path);
     if !args.reference.contains('#') {
         if args.links {
             return Err(Error::Usage("--links needs a section: FILE#SECTION".into()));
@@ -1078,7 +947,6 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
     }
     let mut doc = SectionDoc::read(&mut library, &args.reference)?;
     if args.links {
-        let index_path = args.index.unwrap_or_else(|| config.index.clone());
         let links = crate::links::load(&crate::links::path_for(&index_path))?;
         doc = doc.with_links(&links, &load_index(&index_path)?);
     }

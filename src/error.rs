@@ -54,6 +54,14 @@ pub enum Error {
         /// Which rule refused it.
         rule: &'static str,
     },
+    /// A reference names a knowledge file that exists but no section of it
+    /// (by id, heading text or heading slug).
+    NoSection {
+        /// The reference as given, relative to the knowledge directory.
+        reference: String,
+        /// Why nothing matched, and what the file has.
+        detail: String,
+    },
     /// The extraction program ran longer than the configured limit.
     Timeout {
         /// The extraction program.
@@ -165,6 +173,7 @@ impl fmt::Display for Error {
                 f,
                 "{reference}: refused: {rule} (kbidx reads only files inside the knowledge directory)"
             ),
+            Self::NoSection { reference, detail } => write!(f, "{reference}: {detail}"),
             Self::Timeout { program, seconds } => write!(
                 f,
                 "{}: the extraction program ran for more than {seconds} s and was stopped \

@@ -5,9 +5,11 @@
 //! `index` (the index model, its TOON text and file), `links` (links
 //! between sections and the links file), `lint` (checks for knowledge maintainers), `text` (normalise and tokenise, shared
 //! by build and search), `search` (query → ranked rows), `output` (the report
-//! a search prints), `eval` (accuracy over query sets) and `mcp` (the search
+//! a search prints), `answer` (a search request → the answer document, with
+//! the content handed over: the one path of search, MCP and eval), `eval` (accuracy over query sets) and `mcp` (the search
 //! and read tools over the Model Context Protocol); `cli` turns the
 //! command line into typed options and calls them.
+pub(crate) mod answer;
 pub mod build;
 pub mod cli;
 pub mod config;

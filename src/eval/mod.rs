@@ -47,6 +47,10 @@ pub struct Expected {
     pub section: String,
     /// `must` or `acceptable`.
     pub grade: Grade,
+    /// The answer phrase: a verbatim one-line substring of the section
+    /// that carries what it contributes to the answer (answer recall).
+    #[serde(default)]
+    pub answer: Option<String>,
 }
 
 /// How necessary an expected section is.
@@ -147,7 +151,15 @@ pub struct ExpectedRank {
     /// (`None` when a per-result cap or `--passages` cut it, or as `starts_at`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub whole_until: Option<usize>,
+    /// Whether its answer phrase was in the content handed over for it,
+    /// at each of [`ANSWER_BUDGETS`] (`None`: no answer phrase, or no
+    /// content to judge).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answered: Option<[bool; 3]>,
 }
+
+/// The token budgets (`search --max-tokens B`) answer recall is measured at.
+pub const ANSWER_BUDGETS: [usize; 3] = [2_000, 5_000, 10_000];
 
 /// Aggregate metrics of one mode × method run.
 #[derive(Debug, Clone, Serialize)]
@@ -183,6 +195,20 @@ pub struct Metrics {
     /// The character budget of `recall_at_chars`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chars: Option<usize>,
+    /// Answer recall at each of [`ANSWER_BUDGETS`]: the share of `must`
+    /// sections with an answer phrase whose phrase (white space ignored)
+    /// lies in the content `search --max-tokens B` hands over for that
+    /// section, with the run's hand-over settings (`None` without answer
+    /// phrases or content).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_recall: Option<[f64; 3]>,
+    /// The share of the same sections that are in the results at all
+    /// (within `--top`): what the hand-over can at best hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_ranked: Option<f64>,
+    /// Must sections answer recall counts (those with an answer phrase).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_sections: Option<usize>,
 }
 
 /// How deep a run looks: results per query, and the character budget of the hand-over.
@@ -378,6 +404,8 @@ pub(crate) fn evaluate_searcher(
     };
     // Content length (characters) of each section, read on first need, for R@chars.
     let mut texts = searcher.texts();
+    // The section texts the answer-recall hand-overs read.
+    let mut answer_texts = searcher.texts();
     let mut lengths: HashMap<String, usize> = HashMap::new();
     // With passages: each section's text cut into units, on first need.
     let mut paragraphs: HashMap<String, Option<Paragraphs>> = HashMap::new();
@@ -397,6 +425,10 @@ pub(crate) fn evaluate_searcher(
             for (case, query) in &queries {
                 // `bridged`: the body stage's `english→カタカナ` words, which
                 // passages count as `search --passages` does.
+                // The content `search --max-tokens B` hands over per result,
+                // for each of ANSWER_BUDGETS, through the request path search
+                // and MCP run (default and seed methods, with content).
+                let mut handed: Option<[HashMap<String, String>; 3]> = None;
                 let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<String>) =
                     match method {
                         Method::Default | Method::Seed => {
@@ -407,6 +439,20 @@ pub(crate) fn evaluate_searcher(
                             };
                             let ranking =
                                 searcher.search_with(query, scoring, top, None, diversity)?;
+                            if let Some(texts) = answer_texts.as_mut()
+                                && case.expected.iter().any(|e| e.answer.is_some())
+                            {
+                                handed = Some(hand_overs(
+                                    searcher,
+                                    query,
+                                    scoring,
+                                    &ranking,
+                                    extras.links,
+                                    limits,
+                                    diversity,
+                                    texts,
+                                )?);
+                            }
                             let bridged = ranking
                                 .body
                                 .iter()
@@ -501,7 +547,21 @@ pub(crate) fn evaluate_searcher(
                         folded.insert(reference.as_str(), i + 1);
                     }
                 }
-                results.push(score_case(case, &listed, &starts, &wholes, &folded));
+                let mut result = score_case(case, &listed, &starts, &wholes, &folded);
+                if let Some(handed) = &handed {
+                    for (rank, expected) in result.ranks.iter_mut().zip(&case.expected) {
+                        let Some(phrase) = &expected.answer else {
+                            continue;
+                        };
+                        let phrase = squeeze(phrase);
+                        rank.answered = Some(std::array::from_fn(|i| {
+                            handed[i]
+                                .get(&rank.reference)
+                                .is_some_and(|text| squeeze(text).contains(&phrase))
+                        }));
+                    }
+                }
+                results.push(result);
             }
             runs.push(Run {
                 mode,
@@ -514,6 +574,62 @@ pub(crate) fn evaluate_searcher(
         }
     }
     Ok(runs)
+}
+
+/// For each of [`ANSWER_BUDGETS`], the content `kbidx search --max-tokens B`
+/// (with `limits`' per-result cap and passages) hands over for `ranking`,
+/// by reference: [`crate::answer`]'s report and hand-over, as search runs them.
+#[allow(clippy::too_many_arguments)]
+fn hand_overs(
+    searcher: &Searcher<'_>,
+    query: &Query,
+    scoring: Scoring,
+    ranking: &crate::search::Ranking,
+    links: &[crate::links::Link],
+    limits: Limits,
+    diversity: &Diversity,
+    texts: &mut crate::search::Texts,
+) -> Result<[HashMap<String, String>; 3]> {
+    let mut request = crate::answer::Request {
+        query: query.clone(),
+        knowledge: std::path::PathBuf::new(),
+        scoring,
+        format: crate::output::Format::Json,
+        top: limits.top,
+        min_score: None,
+        explain: false,
+        with_content: true,
+        budget: crate::output::budget::Budget::default(),
+        passages: limits.passages,
+        hierarchy: None,
+        fallback: fallback::Settings::default(),
+        body: None,
+        expand: limits.expand,
+        links: std::path::PathBuf::new(),
+        diversity: diversity.clone(),
+    };
+    let report = crate::answer::report(&request, searcher, ranking, links);
+    let mut out: [HashMap<String, String>; 3] = Default::default();
+    for (budget, handed) in ANSWER_BUDGETS.iter().zip(&mut out) {
+        request.budget = crate::output::budget::Budget {
+            max_tokens: Some(*budget),
+            max_chars_per_result: limits.chars_per_result,
+            ..Default::default()
+        };
+        let mut report = report.clone();
+        crate::answer::hand_over(&mut report, &request, searcher, texts)?;
+        for row in report.results {
+            if let Some(content) = row.content {
+                handed.insert(row.reference, content);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `s` without white space (answer phrases are matched ignoring it).
+fn squeeze(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// Where `case`'s expected sections are in `references` (ranked, best
@@ -544,6 +660,7 @@ fn score_case(
                 reference,
                 grade: e.grade,
                 rank,
+                answered: None,
             }
         })
         .collect();
@@ -628,6 +745,22 @@ fn metrics_within(results: &[CaseResult], chars: Option<usize>) -> Metrics {
         l => (returned[l / 2 - 1] + returned[l / 2]) as f64 / 2.0,
     };
     let r4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    // Answer recall, pooled over the must sections that have a phrase.
+    let judged: Vec<&ExpectedRank> = results
+        .iter()
+        .flat_map(|r| &r.ranks)
+        .filter(|e| e.grade == Grade::Must && e.answered.is_some())
+        .collect();
+    let answer = (!judged.is_empty()).then(|| {
+        let mut hits = [0; 3];
+        for e in &judged {
+            for (hit, &answered) in hits.iter_mut().zip(e.answered.iter().flatten()) {
+                *hit += usize::from(answered);
+            }
+        }
+        let ranked = judged.iter().filter(|e| e.rank.is_some()).count();
+        (hits, ranked, judged.len())
+    });
     Metrics {
         queries: results.len(),
         recall_at_10: r4(recall(10, false)),
@@ -668,6 +801,14 @@ fn metrics_within(results: &[CaseResult], chars: Option<usize>) -> Metrics {
             r4(results.iter().map(share).sum::<f64>() / n)
         }),
         chars,
+        answer_recall: answer.as_ref().map(|(hits, _, total)| {
+            let share = |h: usize| r4(h as f64 / (*total).max(1) as f64);
+            [share(hits[0]), share(hits[1]), share(hits[2])]
+        }),
+        answer_ranked: answer
+            .as_ref()
+            .map(|(_, ranked, total)| r4(*ranked as f64 / (*total).max(1) as f64)),
+        answer_sections: answer.as_ref().map(|(_, _, total)| *total),
     }
 }
 
@@ -700,6 +841,27 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
             s.push_str(&format!("  {within:.4}"));
         }
         s.push('\n');
+    }
+    if runs.iter().any(|r| r.metrics.answer_recall.is_some()) {
+        s.push_str(&format!(
+            "answer recall (must sections whose answer phrase is handed over, at --max-tokens {}):\n",
+            ANSWER_BUDGETS.map(|b| b.to_string()).join(" / ")
+        ));
+        for r in runs {
+            let m = &r.metrics;
+            if let (Some(a), Some(ranked), Some(n)) =
+                (m.answer_recall, m.answer_ranked, m.answer_sections)
+            {
+                s.push_str(&format!(
+                    "{:<9} {:<8} {n:>7}  {:.4}  {:.4}  {:.4}  (ranked {ranked:.4})\n",
+                    format!("{:?}", r.mode).to_lowercase(),
+                    format!("{:?}", r.method).to_lowercase(),
+                    a[0],
+                    a[1],
+                    a[2],
+                ));
+            }
+        }
     }
     if runs.iter().any(|r| r.body) {
         s.push_str("(default: with the body stage; --no-body measures without)\n");
@@ -747,6 +909,7 @@ mod tests {
                     // Each result before this one handed over 1,000 characters.
                     starts_at: rank.map(|r| (r - 1) * 1000),
                     whole_until: rank.map(|r| r * 1000),
+                    answered: None,
                 })
                 .collect(),
         }
@@ -783,5 +946,23 @@ mod tests {
             let m = metrics_within(&results, Some(budget));
             assert_eq!(m.recall_at_chars, Some(want), "budget {budget}");
         }
+    }
+
+    #[test]
+    fn answer_recall_pools_must_sections_with_a_phrase() {
+        let mut one = case(&[(Grade::Must, Some(1)), (Grade::Must, Some(3))], 30);
+        one.ranks[0].answered = Some([false, true, true]);
+        one.ranks[1].answered = Some([false, false, true]);
+        let mut two = case(&[(Grade::Must, None), (Grade::Acceptable, Some(2))], 30);
+        two.ranks[0].answered = Some([false, false, false]);
+        // An acceptable section never counts, answered or not.
+        two.ranks[1].answered = Some([true, true, true]);
+        let m = metrics(&[one, two]);
+        assert_eq!(m.answer_recall, Some([0.0, 0.3333, 0.6667]));
+        assert_eq!(m.answer_ranked, Some(0.6667));
+        assert_eq!(m.answer_sections, Some(3));
+        // Without phrases there is no answer recall.
+        let m = metrics(&[case(&[(Grade::Must, Some(1))], 30)]);
+        assert_eq!(m.answer_recall, None);
     }
 }

@@ -46,6 +46,8 @@ use crate::knowledge::{Document, Root};
 pub(crate) struct Library {
     root: Root,
     files: HashMap<String, Document>,
+    /// The index file, for "is it stale?" in errors.
+    index: Option<PathBuf>,
 }
 
 impl Library {
@@ -54,19 +56,74 @@ impl Library {
         Self {
             root: Root::new(root),
             files: HashMap::new(),
+            index: None,
         }
     }
 
-    /// The text of the section `reference` (`path#section`).
+    /// Blames a stale index in "no such section" errors only when `index`
+    /// is older than the knowledge file the reference names.
+    pub(crate) fn with_index(mut self, index: impl Into<PathBuf>) -> Self {
+        self.index = Some(index.into());
+        self
+    }
+
+    /// The text of the section `reference` (`path#anchor`: a section id,
+    /// or a heading's text or slug, as links write them).
     pub(crate) fn section(&mut self, reference: &str) -> Result<String> {
         let (file, section) = split_reference(reference);
-        let (doc, path) = self.document(reference, file)?;
-        section_text(doc, section).ok_or_else(|| {
-            Error::data(
-                path,
-                format!("no section {section:?} (reference {reference:?}; is the index stale?)"),
-            )
-        })
+        let (doc, _) = self.document(reference, file)?;
+        if let Some(text) = section_text(doc, section) {
+            return Ok(text);
+        }
+        let id = self.resolve(reference)?;
+        let (doc, _) = self.document(reference, file)?;
+        section_text(doc, split_reference(&id).1).ok_or_else(|| self.no_section(reference, None))
+    }
+
+    /// The reference as the index writes it (`path#section-id`) of
+    /// `reference`, whose anchor may be a section id, a heading's text or
+    /// its slug (the link resolver's rule, `links::resolve::Anchors`).
+    pub(crate) fn resolve(&mut self, reference: &str) -> Result<String> {
+        let (file, anchor) = split_reference(reference);
+        let (doc, _) = self.document(reference, file)?;
+        if section_text(doc, anchor).is_some() {
+            return Ok(reference.to_owned());
+        }
+        let anchors = crate::links::resolve::Anchors::of(doc);
+        match anchors.section(anchor) {
+            Ok(Some(id)) => Ok(format!("{file}#{id}")),
+            Ok(None) => Err(self.no_section(reference, Some("the file has no sections".into()))),
+            Err(why) => {
+                let ids = anchors.ids();
+                let listed: Vec<&str> = ids.iter().take(8).map(String::as_str).collect();
+                let more = if ids.len() > 8 { ", …" } else { "" };
+                Err(self.no_section(
+                    reference,
+                    Some(format!("{why} (sections: {}{more})", listed.join(", "))),
+                ))
+            }
+        }
+    }
+
+    /// "No such section" for `reference`, blaming the index only when it
+    /// is older than the file.
+    fn no_section(&self, reference: &str, why: Option<String>) -> Error {
+        let (file, section) = split_reference(reference);
+        let mut detail = why.unwrap_or_else(|| format!("no section {section:?}"));
+        let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        if let (Some(index), Ok(path)) = (&self.index, self.root.resolve(reference, file))
+            && let (Some(built), Some(changed)) = (modified(index), modified(&path))
+            && built < changed
+        {
+            detail.push_str(&format!(
+                "; {} is older than this file: run `kbidx build`",
+                crate::error::display(index)
+            ));
+        }
+        Error::NoSection {
+            reference: reference.to_owned(),
+            detail,
+        }
     }
 
     /// The knowledge file `file` (a reference's file part; `reference` is

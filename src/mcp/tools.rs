@@ -11,7 +11,7 @@
 //! `kbidx read`, except for the body index, which is as of the last load (a
 //! content edit that changes the index through its `terms` reloads it too).
 //!
-//! A search runs through [`cli::search_report`], the code `kbidx search` runs,
+//! A search runs through [`crate::answer::answer`], the code `kbidx search` runs,
 //! and returns the document `kbidx search --format json` prints.
 
 use std::borrow::Cow;
@@ -22,7 +22,8 @@ use std::time::{Instant, SystemTime};
 use serde_json::{Map, Value, json};
 
 use super::INVALID_PARAMS;
-use crate::cli::{self, BodyArgs, FallbackArgs, HierarchyArgs, McpArgs, SearchOptions};
+use crate::answer::Request;
+use crate::cli::{self, BodyArgs, FallbackArgs, HierarchyArgs, McpArgs};
 use crate::config::Config;
 use crate::error::{Error, Result, display};
 use crate::index::file::IndexFile;
@@ -354,7 +355,7 @@ impl Tools {
     ) -> Result<(String, Value)> {
         let request = SearchRequest::parse(arguments)?;
         let query = request.query()?;
-        let options = SearchOptions {
+        let options = Request {
             query,
             knowledge: self.knowledge.clone(),
             scoring: Scoring::Default,
@@ -373,7 +374,7 @@ impl Tools {
             diversity: request.diversity.clone(),
         };
         let searcher = self.searcher(log)?;
-        let report = cli::search_report(&options, searcher)?;
+        let report = crate::answer::answer(&options, searcher)?;
         let mut text = Vec::new();
         report.render(Format::Text, false, &mut text)?;
         let structured = serde_json::to_value(&report)
@@ -399,7 +400,12 @@ impl Tools {
             }
             Some(other) => return Err(wrong_type("reference", "a string", other)),
         };
-        let content = Library::new(&self.knowledge).section(reference)?;
+        // Any anchor a link may write (section id, heading text or slug);
+        // the answer names the section as the index does.
+        let mut library = Library::new(&self.knowledge).with_index(&self.index);
+        let resolved = library.resolve(reference)?;
+        let reference = resolved.as_str();
+        let content = library.section(reference)?;
         // The title from the index, when it can be read and lists the section.
         let title = self.searcher(log).ok().and_then(|searcher| {
             let matcher = searcher.matcher()?;

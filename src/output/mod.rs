@@ -36,7 +36,7 @@ pub(crate) enum Format {
 }
 
 /// The search result document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct Report {
     /// The plain question, if the keywords came from one.
     pub query: Option<String>,
@@ -67,7 +67,7 @@ pub(crate) struct Report {
 }
 
 /// A content budget (`--max-chars`, `--max-tokens`, the per-result caps) and its use.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct BudgetRow {
     /// The caps that were set.
     #[serde(flatten)]
@@ -88,7 +88,7 @@ pub(crate) struct BudgetRow {
 /// match only elsewhere in the file does not count); `level` is `low`
 /// below 0.5 coverage or without results, `high` from 0.8 coverage, else
 /// `medium`.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Confidence {
     /// `high`, `medium` or `low`.
     pub level: &'static str,
@@ -142,7 +142,7 @@ impl Confidence {
 }
 
 /// Keywords by level.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct KeywordLists {
     /// Domain keywords.
     pub l1: Vec<String>,
@@ -173,7 +173,7 @@ impl KeywordLists {
 }
 
 /// One result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct ResultRow {
     /// 1-based rank.
     pub rank: usize,
@@ -268,7 +268,7 @@ impl ResultRow {
 }
 
 /// The two-pass search's decision.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct SearchModeRow {
     /// `hierarchical` (sections blended with their file's score) or `flat`.
     pub mode: &'static str,
@@ -277,7 +277,7 @@ pub(crate) struct SearchModeRow {
 }
 
 /// One matched keyword of a result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct MatchedRow {
     /// The keyword as given.
     pub keyword: String,

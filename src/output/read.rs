@@ -20,7 +20,7 @@ use super::tokens::estimate;
 /// `kbidx read FILE#SECTION`.
 #[derive(Debug, Serialize)]
 pub(crate) struct SectionDoc {
-    /// `path#section`, as given.
+    /// `path#section`, as the index writes it.
     pub reference: String,
     /// The knowledge file.
     pub file: String,
@@ -91,8 +91,12 @@ pub(crate) struct ListedSection {
 }
 
 impl SectionDoc {
-    /// Reads section `reference` from `library`.
+    /// Reads section `reference` from `library` (its anchor as links write
+    /// it: a section id, a heading's text or slug); the document names the
+    /// section as the index does.
     pub(crate) fn read(library: &mut Library, reference: &str) -> Result<Self> {
+        let resolved = library.resolve(reference)?;
+        let reference = resolved.as_str();
         let content = library.section(reference)?;
         let (file, section) = split_reference(reference);
         let (doc, _) = library.document(reference, file)?;

@@ -292,7 +292,7 @@ fn mcp_bad_calls_are_errors_and_the_server_goes_on() {
         (
             "read",
             json!({ "reference": "guide/build.json#no-such-section" }),
-            "knowledge/guide/build.json: no section \"no-such-section\"",
+            "guide/build.json#no-such-section: no section id or heading slug \"no-such-section\"",
         ),
         (
             "read",

@@ -61,3 +61,68 @@ fn read_file_lists_sections() {
         transcripts(&[text, json, quoted, search, empty, missing])
     );
 }
+
+/// One anchor rule: `read` takes a section id, a heading's text or its slug,
+/// as links write them, and the file's title or no anchor for its page text
+/// (section `_page`); the answer names the section as the index does. A
+/// missing section blames the index only when it is older than the file.
+#[test]
+fn read_takes_every_anchor_a_link_takes() {
+    let sandbox = Sandbox::new()
+        .with_file(
+            "knowledge/page.json",
+            r#"{"title": "Page Title", "content": "Intro text.", "sections": [{"id": "s1", "title": "排他制御 Rules", "content": "body"}]}"#,
+        )
+        .with_file(
+            "knowledge/only.json",
+            r#"{"title": "Only Page", "content": "Nothing but page text.", "sections": []}"#,
+        )
+        .with_built_index();
+    let mut runs = vec![
+        sandbox.run(&["read", "page.json"]).success(),
+        sandbox.run(&["read", "only.json"]).success(),
+    ];
+    for reference in [
+        "page.json#s1",
+        "page.json#排他制御 Rules",
+        "page.json#排他制御-rules",
+        "page.json#_page",
+        "page.json#page-title",
+        "only.json#_page",
+    ] {
+        let run = sandbox
+            .run(&["read", "--format", "json", reference])
+            .success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        runs.push(sandbox.run(&["read", reference]).success());
+        assert!(
+            doc["reference"] == "page.json#s1"
+                || doc["reference"] == "page.json#_page"
+                || doc["reference"] == "only.json#_page",
+            "{reference}: {doc}"
+        );
+    }
+    let missing = sandbox.run(&["read", "page.json#nowhere"]);
+    assert_eq!(missing.code, 2);
+    assert!(!missing.stderr.contains("older"), "{}", missing.stderr);
+    runs.push(missing);
+    // The file changed after the index was built: now the index is blamed.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(sandbox.path("knowledge/page.json"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let stale = sandbox.run(&["read", "page.json#nowhere"]);
+    assert_eq!(stale.code, 2);
+    assert!(
+        stale.stderr.contains("is older than this file"),
+        "{}",
+        stale.stderr
+    );
+    insta::assert_snapshot!("every_anchor", transcripts(&runs));
+    // Page text is searchable.
+    let found = sandbox.run(&["search", "--l3", "nothing"]).success();
+    assert!(found.stdout.contains("only.json#_page"), "{}", found.stdout);
+}
