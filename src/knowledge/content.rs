@@ -94,7 +94,7 @@ impl Library {
             Ok(Some(id)) => Ok(format!("{file}#{id}")),
             Ok(None) => Err(self.no_section(reference, Some("the file has no sections".into()))),
             Err(why) => {
-                let ids = anchors.ids();
+                let ids = anchors.listed();
                 let listed: Vec<&str> = ids.iter().take(8).map(String::as_str).collect();
                 let more = if ids.len() > 8 { ", …" } else { "" };
                 Err(self.no_section(

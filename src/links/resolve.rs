@@ -165,7 +165,7 @@ impl Anchors {
     }
 
     /// The section ids, in file order (the page text first when there is one).
-    pub(crate) fn ids(&self) -> &[String] {
+    pub(crate) fn listed(&self) -> &[String] {
         &self.listed
     }
 
@@ -419,7 +419,7 @@ mod tests {
             let mut checked = 0;
             for (from, doc) in &docs {
                 let sections = crate::knowledge::content::Sections::new(doc.value());
-                for id in anchors[from].ids() {
+                for id in anchors[from].listed() {
                     let text = sections.text(id).unwrap_or_default();
                     for link in crate::links::markdown::knowledge_links(&text) {
                         let Some((path, anchor)) = link.target.split_once('#') else {
