@@ -189,9 +189,14 @@ pub(crate) struct EvalArgs {
     pub(crate) chars_per_result: Option<usize>,
     /// R@chars as `search --passages` hands over: each result spends the characters of its
     /// query-focused passage (within --chars-per-result, else 1000); a must section counts when
-    /// its passage starts within the budget (whether the passage holds the answer is not measured).
+    /// its passage starts within the budget (answer recall tells whether it holds the answer).
+    /// Answer recall then measures `--hand-over passages`.
     #[arg(long)]
     pub(crate) passages: bool,
+    /// The hand-over answer recall measures (`search --hand-over`; default from kbidx.toml
+    /// `hand_over`, else adaptive; `--passages` means passages).
+    #[arg(long, value_name = "MODE")]
+    pub(crate) hand_over: Option<crate::config::HandOver>,
     /// Append up to N linked neighbours after each query's results, as `search --expand N`.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) expand: usize,
@@ -395,13 +400,18 @@ pub(crate) struct SearchArgs {
     /// Estimated tokens of content per result at most (implies --with-content).
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub(crate) max_tokens_per_result: Option<usize>,
-    /// Hand over each result's query-focused passage: its first line and the paragraphs that
-    /// hold the query's words, `…` where text is left out, within the per-result cap (default
-    /// 1000 characters); implies --with-content (default from kbidx.toml `passages`).
-    #[arg(long, overrides_with = "no_passages")]
+    /// How content is shaped: `adaptive` (short sections whole, long ones their best blocks,
+    /// the best results widened with what the budget leaves), `passages` (each result's
+    /// query-focused passage within the per-result cap, default 1000 characters) or `start`
+    /// (each section from its start, cut where the budget ends); default from kbidx.toml
+    /// `hand_over`, else adaptive.
+    #[arg(long, value_name = "MODE", overrides_with_all = ["passages", "no_passages"])]
+    pub(crate) hand_over: Option<crate::config::HandOver>,
+    /// `--hand-over passages`; implies --with-content.
+    #[arg(long, overrides_with_all = ["no_passages", "hand_over"])]
     pub(crate) passages: bool,
-    /// Hand over each result's text from its start (overrides kbidx.toml `passages = true`).
-    #[arg(long, overrides_with = "passages")]
+    /// `--hand-over start`.
+    #[arg(long, overrides_with_all = ["passages", "hand_over"])]
     pub(crate) no_passages: bool,
     /// Two-pass search flags.
     #[command(flatten)]
@@ -635,14 +645,15 @@ impl Request {
             top: args.top,
             min_score: args.min_score,
             explain: args.explain,
-            // `--passages` asks for content; `passages = true` in
-            // kbidx.toml, like its budgets, only shapes content when asked.
+            // `--passages` asks for content; `hand_over` in kbidx.toml,
+            // like its budgets, only shapes content when asked.
             with_content: args.with_content || flags_budget.is_set() || args.passages,
             budget: flags_budget.or(config.budget),
-            passages: if args.passages || args.no_passages {
-                args.passages
-            } else {
-                config.passages
+            hand_over: match (args.hand_over, args.passages, args.no_passages) {
+                (Some(mode), _, _) => mode,
+                (None, true, _) => crate::config::HandOver::Passages,
+                (None, _, true) => crate::config::HandOver::Start,
+                (None, false, false) => config.hand_over,
             },
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
@@ -699,6 +710,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 chars: args.chars,
                 chars_per_result: args.chars_per_result,
                 passages: false,
+                hand_over: crate::config::HandOver::Start,
                 expand: 0,
             },
             &diversity,
@@ -740,6 +752,11 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             chars: args.chars,
             chars_per_result: args.chars_per_result,
             passages: args.passages,
+            hand_over: match (args.hand_over, args.passages) {
+                (Some(mode), _) => mode,
+                (None, true) => crate::config::HandOver::Passages,
+                (None, false) => config.hand_over,
+            },
             expand: args.expand,
         },
         &diversity,

@@ -47,9 +47,9 @@ pub struct Config {
     /// per-result caps), applied whenever content is attached; flags override
     /// it cap by cap.
     pub budget: Budget,
-    /// Whether `search` hands over query-focused passages (`--passages`)
-    /// whenever content is attached (default off: docs/accuracy.md).
-    pub passages: bool,
+    /// How `search` shapes the content it hands over (`hand_over`, or
+    /// `passages = true` for [`HandOver::Passages`]; default adaptive).
+    pub hand_over: HandOver,
     /// Thresholds of `kbidx lint`'s hint rules (`[lint]`).
     pub lint: crate::lint::Thresholds,
 }
@@ -79,7 +79,7 @@ impl Default for Config {
             body: true,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
             budget: Budget::default(),
-            passages: false,
+            hand_over: HandOver::default(),
             lint: crate::lint::Thresholds::default(),
         }
     }
@@ -107,6 +107,7 @@ struct RawConfig {
     max_chars_per_result: Option<usize>,
     max_tokens_per_result: Option<usize>,
     passages: Option<bool>,
+    hand_over: Option<HandOver>,
     lint: Option<RawLint>,
 }
 
@@ -225,8 +226,41 @@ impl Config {
                 max_chars_per_result: raw.max_chars_per_result,
                 max_tokens_per_result: raw.max_tokens_per_result,
             },
-            passages: raw.passages.unwrap_or(default.passages),
+            hand_over: match (raw.hand_over, raw.passages) {
+                (Some(mode), _) => mode,
+                (None, Some(true)) => HandOver::Passages,
+                (None, Some(false)) => HandOver::Start,
+                (None, None) => default.hand_over,
+            },
         })
+    }
+}
+
+/// How `search` shapes each result's content (see `output::adaptive` and
+/// `output::passages`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum HandOver {
+    /// Shaped to each section within the budget: every result's core (short
+    /// sections whole, long ones their best blocks) best first, then the
+    /// best results widened with what is left.
+    #[default]
+    Adaptive,
+    /// Each result's query-focused passage within the per-result cap
+    /// (1,000 characters when none is set).
+    Passages,
+    /// Each result's text from its start, cut where the budget ends.
+    Start,
+}
+
+impl HandOver {
+    /// The name kbidx.toml and the flags use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Adaptive => "adaptive",
+            Self::Passages => "passages",
+            Self::Start => "start",
+        }
     }
 }
 
@@ -334,17 +368,27 @@ mod tests {
     }
 
     #[test]
-    fn passages_key() {
+    fn hand_over_and_passages_keys() {
         let parse = |text: &str| {
             Config::parse(Path::new("kbidx.toml"), text)
-                .map(|c| c.passages)
+                .map(|c| c.hand_over)
                 .map_err(|e| e.to_string())
         };
-        let cases: &[(&str, bool)] = &[("", false), ("passages = true\n", true)];
+        let cases: &[(&str, HandOver)] = &[
+            ("", HandOver::Adaptive),
+            ("passages = true\n", HandOver::Passages),
+            ("passages = false\n", HandOver::Start),
+            ("hand_over = \"start\"\n", HandOver::Start),
+            (
+                "hand_over = \"adaptive\"\npassages = true\n",
+                HandOver::Adaptive,
+            ),
+        ];
         for &(text, want) in cases {
             assert_eq!(parse(text), Ok(want), "{text:?}");
         }
         assert!(parse("passages = 1\n").is_err());
+        assert!(parse("hand_over = \"whole\"\n").is_err());
     }
 
     #[test]

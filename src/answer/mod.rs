@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::config::HandOver;
 use crate::error::{Error, Result};
 use crate::output::budget::Budget;
 use crate::output::{Format, Report};
@@ -32,8 +33,8 @@ pub(crate) struct Request {
     pub(crate) with_content: bool,
     /// Content budget: characters and estimated tokens, in all and per result.
     pub(crate) budget: Budget,
-    /// Hand over query-focused passages instead of the sections' starts.
-    pub(crate) passages: bool,
+    /// How each result's content is shaped.
+    pub(crate) hand_over: HandOver,
     /// Two-pass file → section search, when on.
     pub(crate) hierarchy: Option<Hierarchy>,
     /// Full-text fallback.
@@ -135,9 +136,9 @@ pub(crate) fn report(
     report
 }
 
-/// Attaches the results' content to `report` within `options`' budget, in
-/// `options`' hand-over (whole sections from their start, or passages),
-/// reading the text from `texts` (kept by the caller across requests).
+/// Attaches the results' content to `report` within `options`' budget,
+/// shaped by `options.hand_over`, reading the text from `texts` (kept by the
+/// caller across requests).
 pub(crate) fn hand_over(
     report: &mut Report,
     options: &Request,
@@ -150,25 +151,21 @@ pub(crate) fn hand_over(
         .map(|r| r.reference.as_str())
         .collect();
     searcher.load_texts(texts, &references)?;
-    let mut words = passage_words(options)?;
-    if let Some(words) = words.as_mut() {
-        words.add_bridged(
-            report
-                .results
-                .iter()
-                .flat_map(|r| &r.matched)
-                .map(|m| m.keyword.as_str()),
-        );
+    if options.hand_over == HandOver::Start {
+        return report.attach_content(|r| texts.section(r), options.budget, None);
     }
-    report.attach_content(|r| texts.section(r), options.budget, words.as_ref())
-}
-
-/// The query's words for passages, when `options` asks for them.
-pub(crate) fn passage_words(
-    options: &Request,
-) -> Result<Option<crate::output::passages::QueryWords>> {
-    options
-        .passages
-        .then(|| crate::output::passages::QueryWords::of(&options.query))
-        .transpose()
+    // Passages count the words the body stage bridged English query
+    // words to (`retry→リトライ`), as the search matched them.
+    let mut words = crate::output::passages::QueryWords::of(&options.query)?;
+    words.add_bridged(
+        report
+            .results
+            .iter()
+            .flat_map(|r| &r.matched)
+            .map(|m| m.keyword.as_str()),
+    );
+    match options.hand_over {
+        HandOver::Adaptive => report.attach_adaptive(|r| texts.section(r), options.budget, &words),
+        _ => report.attach_content(|r| texts.section(r), options.budget, Some(&words)),
+    }
 }

@@ -225,6 +225,8 @@ pub struct Limits {
     /// the characters of its passage for the query, within
     /// [`Limits::chars_per_result`] or the default passage size.
     pub passages: bool,
+    /// The hand-over answer recall measures (`search --hand-over`).
+    pub hand_over: crate::config::HandOver,
     /// Linked neighbours appended after the ranked results, as `search
     /// --expand N` does (0: none; needs the links, see [`evaluate_with_links`]).
     pub expand: usize,
@@ -290,6 +292,7 @@ pub fn evaluate(
             chars: 0,
             chars_per_result: None,
             passages: false,
+            hand_over: crate::config::HandOver::default(),
             expand: 0,
         },
         settings,
@@ -600,7 +603,7 @@ fn hand_overs(
         explain: false,
         with_content: true,
         budget: crate::output::budget::Budget::default(),
-        passages: limits.passages,
+        hand_over: limits.hand_over,
         hierarchy: None,
         fallback: fallback::Settings::default(),
         body: None,

@@ -25,6 +25,7 @@ use super::INVALID_PARAMS;
 use crate::answer::Request;
 use crate::cli::{self, BodyArgs, FallbackArgs, HierarchyArgs, McpArgs};
 use crate::config::Config;
+use crate::config::HandOver;
 use crate::error::{Error, Result, display};
 use crate::index::file::IndexFile;
 use crate::knowledge::content::Library;
@@ -104,10 +105,15 @@ pub(super) fn list() -> Value {
                         "default": false,
                         "description": "Attach each result's section text.",
                     },
+                    "hand_over": {
+                        "type": "string",
+                        "enum": ["adaptive", "passages", "start"],
+                        "description": "How content is shaped (default: the server's kbidx.toml, else adaptive). adaptive: within max_tokens, short sections whole and long ones their best blocks for the query, best results first, then the best results widened with what is left (results cut this way have `passage: true` or `truncated: true`; read them whole with the read tool when the answer seems cut off). passages: each result's query-focused passage within max_tokens_per_result (default 1000 characters). start: each section from its start, cut where the budget ends.",
+                    },
                     "passages": {
                         "type": "boolean",
                         "default": false,
-                        "description": "Attach each result's query-focused passage instead of its text from the start: the section's first line and the paragraphs holding the query's words, `…` where text is left out, within max_tokens_per_result (default 1000 characters); such results have `passage: true`. Implies with_content.",
+                        "description": "Same as hand_over \"passages\". Implies with_content.",
                     },
                     "exclude": {
                         "type": "array",
@@ -167,6 +173,8 @@ pub(super) struct Tools {
     index: PathBuf,
     knowledge: PathBuf,
     settings: search::Settings,
+    /// The hand-over of kbidx.toml, for calls that do not choose one.
+    hand_over: HandOver,
     cache: Option<Cache>,
     loaded: Option<Loaded>,
 }
@@ -211,6 +219,7 @@ impl Tools {
                 fallback: FallbackArgs::default().resolve(config),
                 body: BodyArgs::default().resolve(config),
             },
+            hand_over: config.hand_over,
             cache: (config.cache && !args.no_cache)
                 .then(Cache::from_env)
                 .flatten(),
@@ -365,7 +374,11 @@ impl Tools {
             explain: false,
             with_content: request.with_content || request.budget.is_set() || request.passages,
             budget: request.budget,
-            passages: request.passages,
+            hand_over: match (request.hand_over, request.passages) {
+                (Some(mode), _) => mode,
+                (None, true) => HandOver::Passages,
+                (None, false) => self.hand_over,
+            },
             hierarchy: self.settings.hierarchy,
             fallback: self.settings.fallback,
             body: self.settings.body,
@@ -433,6 +446,8 @@ struct SearchRequest {
     with_content: bool,
     /// Query-focused passages (`passages`).
     passages: bool,
+    /// `hand_over`, when given.
+    hand_over: Option<HandOver>,
     /// The content budget (`max_chars`, `max_tokens`, `max_tokens_per_result`).
     budget: Budget,
     /// `exclude` and `group_by`, checked.
@@ -443,7 +458,7 @@ impl SearchRequest {
     /// Checks `arguments` against the `search` input schema, with messages
     /// that name the argument (`null` counts as absent).
     fn parse(arguments: &Map<String, Value>) -> Result<Self> {
-        const NAMES: [&str; 13] = [
+        const NAMES: [&str; 14] = [
             "question",
             "l1",
             "l2",
@@ -454,6 +469,7 @@ impl SearchRequest {
             "max_tokens_per_result",
             "with_content",
             "passages",
+            "hand_over",
             "exclude",
             "group_by",
             "collapse",
@@ -509,6 +525,26 @@ impl SearchRequest {
             Some(Value::Bool(b)) => *b,
             Some(other) => return Err(wrong_type("passages", "true or false", other)),
         };
+        let hand_over = match get("hand_over") {
+            None => None,
+            Some(Value::String(mode)) => Some(match mode.as_str() {
+                "adaptive" => HandOver::Adaptive,
+                "passages" => HandOver::Passages,
+                "start" => HandOver::Start,
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "`hand_over` must be \"adaptive\", \"passages\" or \"start\", not {mode:?}"
+                    )));
+                }
+            }),
+            Some(other) => {
+                return Err(wrong_type(
+                    "hand_over",
+                    "\"adaptive\", \"passages\" or \"start\"",
+                    other,
+                ));
+            }
+        };
         let collapse = match get("collapse") {
             None => false,
             Some(Value::Bool(b)) => *b,
@@ -541,6 +577,7 @@ impl SearchRequest {
             top,
             with_content,
             passages,
+            hand_over,
             budget,
             diversity,
         })
@@ -641,7 +678,7 @@ mod tests {
         );
         assert_eq!(
             message(json!({"q": "x"})),
-            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, passages, exclude, group_by, collapse)"
+            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, passages, hand_over, exclude, group_by, collapse)"
         );
     }
 
@@ -660,6 +697,12 @@ mod tests {
         assert_eq!(
             (r.budget.max_chars, r.budget.max_tokens, r.top),
             (Some(50), Some(100), 3)
+        );
+        let r = parse(json!({"question": "x", "hand_over": "start"}))?;
+        assert_eq!(r.hand_over, Some(HandOver::Start));
+        assert_eq!(
+            message(json!({"question": "x", "hand_over": "whole"})),
+            "`hand_over` must be \"adaptive\", \"passages\" or \"start\", not \"whole\""
         );
         let r = parse(json!({"question": "x", "passages": true}))?;
         assert!(r.passages && !r.with_content);

@@ -14,6 +14,7 @@ use crate::search::fallback;
 use crate::search::suggest::Suggestion;
 use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher};
 
+pub(crate) mod adaptive;
 pub(crate) mod budget;
 pub(crate) mod build;
 pub(crate) mod passages;
@@ -600,6 +601,67 @@ impl Report {
                 passages: passages.is_some(),
             });
         }
+        Ok(())
+    }
+
+    /// Attaches section text to the results within `budget`, shaped to the
+    /// section (see [`adaptive`]): every result first gets its core (the
+    /// section whole when it is short, else its best blocks for `words`),
+    /// best first while the budget lasts; what is left then widens the best
+    /// results' cores, up to the whole section. Without a budget over all
+    /// results each section is handed over whole, or as its best blocks
+    /// within the per-result caps.
+    pub(crate) fn attach_adaptive(
+        &mut self,
+        mut lookup: impl FnMut(&str) -> Result<String>,
+        budget: Budget,
+        words: &QueryWords,
+    ) -> Result<()> {
+        let params = if budget.max_chars.is_none() && budget.max_tokens.is_none() {
+            // No budget over all results: each section whole, or its best
+            // blocks within the per-result caps.
+            adaptive::Params {
+                core: usize::MAX,
+                widen: usize::MAX,
+                lead: 0,
+            }
+        } else {
+            adaptive::Params::default()
+        };
+        let mut plan = adaptive::Plan::new(budget, params);
+        let mut texts = Vec::new();
+        for row in &self.results {
+            if plan.is_full() {
+                break;
+            }
+            let text = lookup(&row.reference)?;
+            if !plan.add(&text, words)? {
+                break;
+            }
+            texts.push(text);
+        }
+        plan.widen(&texts, words)?;
+        let (mut chars, mut tokens) = (0, 0);
+        for (i, row) in self.results.iter_mut().enumerate() {
+            match plan.handed(i) {
+                Some(handed) => {
+                    chars += handed.text.chars().count();
+                    tokens += handed.tokens;
+                    row.truncated = handed.truncated;
+                    row.passage = handed.passage;
+                    row.tokens = Some(handed.tokens);
+                    row.content = Some(handed.text);
+                }
+                None => row.truncated = true,
+            }
+        }
+        self.budget = Some(BudgetRow {
+            caps: budget,
+            chars,
+            tokens,
+            // Whether any content is a passage (a selection of blocks).
+            passages: self.results.iter().any(|r| r.passage),
+        });
         Ok(())
     }
 

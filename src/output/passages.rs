@@ -82,15 +82,6 @@ impl QueryWords {
             }
         }
     }
-
-    /// The summed weight of the words in `set`.
-    fn score(&self, set: &HashSet<String>) -> f64 {
-        self.0
-            .iter()
-            .filter(|(w, _)| set.contains(w))
-            .map(|(_, weight)| weight)
-            .sum()
-    }
 }
 
 /// A unit of a section: a byte range of its text (no line break at either end).
@@ -111,6 +102,9 @@ pub(crate) struct Paragraphs {
     words: Vec<HashSet<String>>,
     /// Whether each unit is a markdown heading line (`#`…).
     heading: Vec<bool>,
+    /// For a table row split from its table: the unit of the table's
+    /// header row (the separator row follows it).
+    table_head: Vec<Option<usize>>,
     /// The caps: characters and estimated tokens.
     caps: (usize, usize),
 }
@@ -131,7 +125,7 @@ impl Paragraphs {
     /// and `max_tokens` estimated tokens (a paragraph that does not fit them
     /// is split into its lines), and finds each unit's words.
     pub(crate) fn new(text: &str, max_chars: usize, max_tokens: usize) -> Result<Self> {
-        let units = units(text, max_chars, max_tokens);
+        let (units, table_head) = units(text, max_chars, max_tokens);
         let words = units
             .iter()
             .map(|u| Ok(terms(&text[u.start..u.end])?.into_iter().collect()))
@@ -148,6 +142,7 @@ impl Paragraphs {
             units,
             words,
             heading,
+            table_head,
             caps: (max_chars, max_tokens),
         })
     }
@@ -164,7 +159,7 @@ impl Paragraphs {
                 passage: false,
             };
         }
-        let scores: Vec<f64> = self.words.iter().map(|set| words.score(set)).collect();
+        let scores = self.scores(words);
         // Best first: score, then document order (the head is kept anyway).
         let mut order: Vec<usize> = (1..self.units.len()).filter(|&i| scores[i] > 0.0).collect();
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
@@ -194,6 +189,15 @@ impl Paragraphs {
                 continue;
             }
             any = true;
+            // A table row's header and separator rows, when they still fit.
+            if let Some(h) = self.table_head[i].filter(|&h| !kept[h]) {
+                kept[h] = true;
+                kept[h + 1] = true;
+                if !fits(&self.render(&kept)) {
+                    kept[h] = false;
+                    kept[h + 1] = false;
+                }
+            }
             // The nearest heading above it, when that still fits.
             if let Some(h) = (1..i)
                 .rev()
@@ -243,6 +247,39 @@ impl Paragraphs {
             truncated: true,
             passage: true,
         }
+    }
+
+    /// Each unit's score for `words`: the weights of the query words it
+    /// holds, each times its inverse frequency among the section's units
+    /// (BM25's idf over the units), so that a word in every row of a table
+    /// (`必須`) chooses less than one in a single paragraph.
+    fn scores(&self, words: &QueryWords) -> Vec<f64> {
+        let n = self.units.len().saturating_sub(1) as f64;
+        let idf: Vec<f64> = words
+            .0
+            .iter()
+            .map(|(w, _)| {
+                let df = self
+                    .words
+                    .iter()
+                    .skip(1)
+                    .filter(|set| set.contains(w))
+                    .count() as f64;
+                crate::search::bm25::idf(n, df)
+            })
+            .collect();
+        self.words
+            .iter()
+            .map(|set| {
+                words
+                    .0
+                    .iter()
+                    .zip(&idf)
+                    .filter(|((w, _), _)| set.contains(w))
+                    .map(|((_, weight), idf)| weight * idf)
+                    .sum()
+            })
+            .collect()
     }
 
     /// The kept units in document order, joined as the module comment says.
@@ -311,7 +348,7 @@ fn is_fence(line: &str) -> bool {
 
 /// The units of `text` (see the module comment): the first line, then the
 /// paragraphs, each split into its lines when it does not fit the caps.
-fn units(text: &str, max_chars: usize, max_tokens: usize) -> Vec<Unit> {
+fn units(text: &str, max_chars: usize, max_tokens: usize) -> (Vec<Unit>, Vec<Option<usize>>) {
     // Lines as byte ranges without their line break.
     let mut lines: Vec<Unit> = Vec::new();
     let mut at = 0;
@@ -352,23 +389,39 @@ fn units(text: &str, max_chars: usize, max_tokens: usize) -> Vec<Unit> {
         paragraphs.push(current);
     }
     let mut units = Vec::new();
+    let mut heads = Vec::new();
     for lines in paragraphs {
         let (first, last) = (lines[0], lines[lines.len() - 1]);
         let paragraph = &text[first.start..last.end];
         if paragraph.chars().count() > max_chars || estimate(paragraph) > max_tokens {
+            let at = units.len();
             units.extend(
                 lines
                     .into_iter()
                     .filter(|l| !text[l.start..l.end].trim().is_empty()),
             );
+            // A table split into its rows: each row brings the header row
+            // and the separator under it (a row without them is unreadable).
+            let line = |i: usize| units.get(i).map(|u: &Unit| text[u.start..u.end].trim());
+            let table = line(at).is_some_and(|l| l.starts_with('|'))
+                && line(at + 1).is_some_and(|l| {
+                    l.starts_with('|') && l.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+                });
+            heads.resize(units.len(), None);
+            if table {
+                for head in heads.iter_mut().skip(at + 2) {
+                    *head = Some(at);
+                }
+            }
         } else {
             units.push(Unit {
                 start: first.start,
                 end: last.end,
             });
+            heads.push(None);
         }
     }
-    units
+    (units, heads)
 }
 
 #[cfg(test)]

@@ -46,6 +46,7 @@ fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
             chars: 20_000,
             chars_per_result: None,
             passages: false,
+            hand_over: kbidx::config::HandOver::default(),
             expand: 0,
         },
         Settings::default(),
