@@ -43,6 +43,11 @@ pub(crate) struct Report {
     pub query: Option<String>,
     /// The keywords searched for, by level (`q`: extracted from the question).
     pub keywords: KeywordLists,
+    /// What of the query was cut to keep the work bounded (a question over
+    /// 4,000 characters, a keyword over 200, keywords past 256); absent when
+    /// nothing was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub query_truncated: Vec<String>,
     /// `default` or `seed`.
     pub scoring: &'static str,
     /// Rows that scored, before the `--top` cut.
@@ -382,6 +387,7 @@ impl Report {
         Self {
             query: query.question.clone(),
             keywords: KeywordLists::of(query),
+            query_truncated: query.truncated.clone(),
             scoring: scoring.as_str(),
             total: outcome.total,
             search_mode: outcome.mode.as_ref().map(|m| SearchModeRow {
@@ -681,6 +687,9 @@ impl Report {
 
     fn to_text(&self, explain: bool) -> String {
         let mut s = String::new();
+        for note in &self.query_truncated {
+            s.push_str(&format!("note: query truncated: {note}\n"));
+        }
         if let (true, Some(mode)) = (explain, &self.search_mode) {
             s.push_str(&format!("search mode: {} ({})\n", mode.mode, mode.reason));
         }

@@ -277,6 +277,7 @@ impl Corpus {
         }
         let Ok(automaton) = AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
+            .kind(Some(crate::search::score::automaton_kind(&patterns)))
             .build(&patterns)
         else {
             return Vec::new();

@@ -57,6 +57,27 @@ pub struct Query {
     pub question: Option<String>,
     /// Keywords, deduplicated by normalised form (the first occurrence wins).
     pub keywords: Vec<Keyword>,
+    /// What was cut to keep the work per query bounded (see [`MAX_QUESTION_CHARS`],
+    /// [`MAX_KEYWORD_CHARS`], [`MAX_KEYWORDS`]), in words; empty when nothing was.
+    pub truncated: Vec<String>,
+}
+
+/// Characters of a question kbidx reads; the rest is cut (a pasted log is
+/// a normal question, and its start says what it is about).
+pub(crate) const MAX_QUESTION_CHARS: usize = 4_000;
+
+/// Characters of one keyword kbidx reads; the rest is cut.
+pub(crate) const MAX_KEYWORD_CHARS: usize = 200;
+
+/// Keywords of one query; later ones are dropped.
+pub(crate) const MAX_KEYWORDS: usize = 256;
+
+/// `text` cut to its first `max` characters, and whether it was cut.
+fn cut(text: &str, max: usize) -> (&str, bool) {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => (&text[..at], true),
+        None => (text, false),
+    }
 }
 
 /// The JSON an agent writes for `--keywords FILE`.
@@ -102,14 +123,24 @@ impl Query {
         })
     }
 
-    /// A query from a plain question (Japanese or English).
+    /// A query from a plain question (Japanese or English); a question over
+    /// [`MAX_QUESTION_CHARS`] is cut first.
     pub fn from_question(question: &str) -> Result<Self> {
+        let (question, cut_question) = cut(question, MAX_QUESTION_CHARS);
         let words = tokenize::question_keywords(question)?;
         let mut query = Self {
             question: Some(question.to_owned()),
-            keywords: Vec::new(),
+            ..Self::default()
         };
+        if cut_question {
+            query.truncated.push(format!(
+                "the question was cut to its first {MAX_QUESTION_CHARS} characters"
+            ));
+        }
         for (i, word) in words.iter().enumerate() {
+            if query.keywords.len() >= MAX_KEYWORDS {
+                break;
+            }
             let part = words[..i].iter().any(|earlier| {
                 earlier.chars().count() > word.chars().count() && earlier.contains(word.as_str())
             });
@@ -122,16 +153,31 @@ impl Query {
     pub fn add_question(&mut self, question: &str) -> Result<()> {
         let extra = Self::from_question(question)?;
         self.question = extra.question;
+        self.truncated.extend(extra.truncated);
         for k in extra.keywords {
             self.push(&k.text, k.level, k.weight);
         }
         Ok(())
     }
 
-    /// Adds one keyword unless it is empty or already present.
+    /// Adds one keyword unless it is empty or already present; one over
+    /// [`MAX_KEYWORD_CHARS`] is cut, one past [`MAX_KEYWORDS`] dropped
+    /// (both noted in [`Query::truncated`]).
     pub fn push(&mut self, text: &str, level: Level, weight: f64) {
+        let (text, cut_keyword) = cut(text, MAX_KEYWORD_CHARS);
+        if cut_keyword {
+            self.note(format!(
+                "keywords were cut to their first {MAX_KEYWORD_CHARS} characters"
+            ));
+        }
         let norm = normalize(text);
         if norm.is_empty() || self.keywords.iter().any(|k| k.norm == norm) {
+            return;
+        }
+        if self.keywords.len() >= MAX_KEYWORDS {
+            self.note(format!(
+                "keywords after the first {MAX_KEYWORDS} were dropped"
+            ));
             return;
         }
         self.keywords.push(Keyword {
@@ -142,8 +188,49 @@ impl Query {
         });
     }
 
+    /// Notes `what` in [`Query::truncated`] once.
+    fn note(&mut self, what: String) {
+        if !self.truncated.contains(&what) {
+            self.truncated.push(what);
+        }
+    }
+
     /// Whether there is nothing to search for.
     pub fn is_empty(&self) -> bool {
         self.keywords.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_queries_are_cut_with_a_notice() {
+        // A pasted log as a question: its first MAX_QUESTION_CHARS characters.
+        let log = "ERROR retry failed at handler ".repeat(10_000);
+        let q = Query::from_question(&log).unwrap_or_default();
+        assert_eq!(
+            q.question.as_deref().map(|s| s.chars().count()),
+            Some(MAX_QUESTION_CHARS)
+        );
+        assert_eq!(q.truncated.len(), 1, "{:?}", q.truncated);
+        // One long keyword: cut; many keywords: the first MAX_KEYWORDS.
+        let levels = LevelledKeywords {
+            l3: vec!["あ".repeat(200_000)],
+            ..LevelledKeywords::default()
+        };
+        let q = Query::from_levels(&levels);
+        assert_eq!(q.keywords[0].text.chars().count(), MAX_KEYWORD_CHARS);
+        let levels = LevelledKeywords {
+            l2: (0..1000).map(|i| format!("word{i}")).collect(),
+            ..LevelledKeywords::default()
+        };
+        let q = Query::from_levels(&levels);
+        assert_eq!(q.keywords.len(), MAX_KEYWORDS);
+        assert_eq!(q.truncated.len(), 1, "{:?}", q.truncated);
+        // A short query is not cut.
+        let q = Query::from_question("ページングを実装したい").unwrap_or_default();
+        assert!(q.truncated.is_empty());
     }
 }

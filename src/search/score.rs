@@ -213,7 +213,7 @@ pub(super) fn default_scoring(
         AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
             .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
+            .kind(Some(automaton_kind(&patterns)))
             .build(&patterns)
             .ok()
     };
@@ -475,5 +475,20 @@ fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
         hits,
         total,
         mode: None,
+    }
+}
+
+/// Total pattern bytes up to which the scan uses a DFA: the fastest scan,
+/// but its construction grows with the square of the patterns' length (a
+/// pasted 10,000-character keyword took 0.26 s, 200,000 over a minute);
+/// longer patterns get the contiguous NFA, built in linear time.
+const DFA_MAX_PATTERN_BYTES: usize = 4096;
+
+/// The automaton kind for `patterns` (see [`DFA_MAX_PATTERN_BYTES`]).
+pub(crate) fn automaton_kind(patterns: &[String]) -> AhoCorasickKind {
+    if patterns.iter().map(String::len).sum::<usize>() <= DFA_MAX_PATTERN_BYTES {
+        AhoCorasickKind::DFA
+    } else {
+        AhoCorasickKind::ContiguousNFA
     }
 }

@@ -383,6 +383,8 @@ fn search_with_content_and_budget() {
     let text = sandbox
         .run(&[
             "search",
+            "--hand-over",
+            "start",
             "--with-content",
             "--max-chars",
             "200",
@@ -394,6 +396,8 @@ fn search_with_content_and_budget() {
     let json = sandbox
         .run(&[
             "search",
+            "--hand-over",
+            "start",
             "--format",
             "json",
             "--max-chars",
@@ -444,7 +448,17 @@ fn assert_clean_cuts(sandbox: &Sandbox, results: &[serde_json::Value]) {
 fn search_token_budgets() {
     let sandbox = Sandbox::new().with_repo_knowledge();
     let search = |budget: &[&str]| {
-        let mut args = vec!["search", "--format", "json", "--top", "5"];
+        // Cuts from the start: the budgets' arithmetic (the default
+        // adaptive hand-over is tested in `output::adaptive`).
+        let mut args = vec![
+            "search",
+            "--hand-over",
+            "start",
+            "--format",
+            "json",
+            "--top",
+            "5",
+        ];
         args.extend_from_slice(budget);
         args.push("索引を作り直すには");
         let run = sandbox.run(&args).success();
@@ -1146,4 +1160,35 @@ fn search_passages() {
         ])
         .success();
     insta::assert_snapshot!("passages", transcripts(&[capped, text, toon]));
+}
+
+/// A pasted log as a keyword or a question is cut to a documented size,
+/// with a notice in the answer (`query_truncated`), not refused: the work per
+/// query stays bounded (see docs/reliability.md for its cost).
+#[test]
+fn search_cuts_a_huge_query_with_a_notice() {
+    let sandbox = Sandbox::new().with_repo_knowledge().with_built_index();
+    let keyword = "ビルド".repeat(70_000);
+    let keywords = serde_json::json!({"l3": [keyword, "index"]}).to_string();
+    let run = sandbox.run_with_stdin(
+        &["search", "--keywords", "-", "--format", "json"],
+        &keywords,
+    );
+    assert!(run.code <= 1, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        doc["query_truncated"],
+        serde_json::json!(["keywords were cut to their first 200 characters"]),
+        "{doc}"
+    );
+    let question = "index build failed: ".repeat(5_000);
+    let run = sandbox.run(&["search", &question]);
+    assert!(run.code <= 1, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with(
+            "note: query truncated: the question was cut to its first 4000 characters\n"
+        ),
+        "{}",
+        &run.stdout[..run.stdout.len().min(300)]
+    );
 }
