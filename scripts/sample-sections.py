@@ -10,16 +10,17 @@ written, and the question writers see only the section (never kbidx's ranking).
     scripts/sample-sections.py --draw holdout2 [--shared ../shared] > /tmp/holdout2.tsv
     scripts/sample-sections.py --draw holdout3 [--shared ../shared] > /tmp/holdout3.tsv
 
-Later draws (session 10), each with its own seed and none of the sections that are the
-source of, or expected by, a question of an earlier draw (tests/fixtures/eval, told apart by
-id: `lg-`/`ft-`/`kb-` first, `ho-` holdout, `lg2-`/`ft2-` dev2) or of ../shared/eval:
+The draws after the first, each with its own seed and in the order of DRAWS, leave out every
+section that is the source of, or expected by, a question of an earlier draw
+(tests/fixtures/eval, told apart by id: `lg-`/`ft-`/`kb-` first, `ho-` holdout, `lg2-`/`ft2-`
+dev2, `h2-` holdout2) or of ../shared/eval. They are
 `holdout` (30 sections each of large and fulltext and, drawn after them, 12 of knowledge/:
-the `holdout` split) and `dev2` (40 each of large and fulltext,
-more `dev` questions: with 35–37 per corpus one question moves R@30 by 0.03). Session 11:
-`holdout2` (30 each of large and fulltext, id prefix `h2-`), drawn before that session's
-methods were tuned, to judge them on questions no choice had seen, and `holdout3` (the same
-sizes, `h3-`), drawn after holdout2 had judged two methods, for the methods that followed. Each draw is
-repeatable as long as the questions of earlier draws are unchanged.
+the `holdout` split), `dev2` (40 each of large and fulltext,
+more `dev` questions: with 35–37 per corpus one question moves R@30 by 0.03),
+`holdout2` (30 each of large and fulltext, id prefix `h2-`), drawn before the ranking methods
+it judges were tuned, so that they are judged on questions no choice had seen, and `holdout3`
+(the same sizes, `h3-`), drawn after holdout2 had judged two methods, for the methods that
+followed. Each draw is repeatable as long as the questions of earlier draws are unchanged.
 
 Prints `corpus<TAB>reference<TAB>title` rows. Sections shorter than 200 characters
 (bare headings) are not drawn: nobody asks a question a heading answers. In

@@ -136,7 +136,7 @@ try {
     ["search", { question: "x", top: 0 }, "`top` must be at least 1"],
     ["search", { l3: "check", top: "many" }, "`top` must be a non-negative integer"],
     ["search", { keywords: ["check"] }, 'unknown argument "keywords"'],
-    ["read", { reference: "guide/build.json#no-such-section" }, 'no section "no-such-section"'],
+    ["read", { reference: "guide/build.json#no-such-section" }, 'no section id or heading slug "no-such-section"'],
     ["read", { reference: "../../etc/passwd#x" }, "refused"],
   ];
   for (const [name, args, expected] of bad) {

@@ -156,6 +156,7 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
         "max_chars",
         "with_content",
         "passages",
+        "hand_over",
     ] {
         assert!(
             search_schema["properties"].get(property).is_some(),

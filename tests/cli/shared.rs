@@ -115,7 +115,7 @@ fn small_corpus() {
     use Mode::{Keywords, Question};
     corpus_accuracy(
         "small",
-        147,
+        160,
         &[
             floor(Keywords, Default, 0.98, 0.98),
             floor(Keywords, Seed, 0.92, 0.98),
@@ -149,7 +149,7 @@ fn fulltext_corpus() {
     use Mode::{Question, Terms};
     corpus_accuracy(
         "fulltext",
-        9376,
+        10277,
         &[
             floor(Terms, Default, 0.76, 0.37),
             floor(Terms, Seed, 0.13, 0.02),
@@ -196,6 +196,22 @@ fn worked_example_paging() {
             .take(2)
             .map(|row| index.entries[row].reference.as_str())
             .collect();
+        if scoring == Scoring::Default && std::ptr::eq(query, &question) {
+            // The question also finds UniversalDao's `tips` section (no
+            // index entry; indexed since its text is knowledge too), whose
+            // 「ページングの内部実装」 tip ranks between the two.
+            assert_eq!(top[0], expected[0], "{what}");
+            let top3: Vec<&str> = searcher
+                .search(query, scoring, 30, None)
+                .unwrap()
+                .rows()
+                .into_iter()
+                .take(3)
+                .map(|row| index.entries[row].reference.as_str())
+                .collect();
+            assert!(top3.contains(&expected[1]), "{what}: {top3:?}");
+            continue;
+        }
         assert_eq!(top, expected, "{what}");
     }
 }
