@@ -597,6 +597,21 @@ impl Request {
             l2: args.l2,
             l3: args.l3,
         };
+        // Keywords and a plain question at once is nearly always a list with
+        // an unquoted space (`--l3 double submission,…`): the shell made the
+        // rest a question, which would silently switch the search's mode.
+        if let Some(words) = args.query.as_deref().filter(|q| !q.trim().is_empty())
+            && (!levels.l1.is_empty()
+                || !levels.l2.is_empty()
+                || !levels.l3.is_empty()
+                || args.keywords.is_some())
+        {
+            return Err(Error::Usage(format!(
+                "both --l1/--l2/--l3 (or --keywords) and a plain question {words:?}: \
+                 quote a keyword list that holds a space (--l3 'double submission,二重サブミット'), \
+                 or search the question on its own"
+            )));
+        }
         if let Some(path) = &args.keywords {
             let (name, text) = if path.as_os_str() == "-" {
                 let mut text = String::new();

@@ -585,6 +585,16 @@ impl SearchRequest {
 
     /// The query, as `kbidx search` builds it from the same question and keywords.
     fn query(&self) -> Result<Query> {
+        let levels = &self.levels;
+        if let Some(question) = self.question.as_deref().filter(|q| !q.trim().is_empty())
+            && !(levels.l1.is_empty() && levels.l2.is_empty() && levels.l3.is_empty())
+        {
+            return Err(Error::Usage(format!(
+                "give either `question` or `l1`/`l2`/`l3`, not both (question {question:?}): \
+                 a search mixing them switches mode without saying so; put every keyword in \
+                 the lists, or search the question on its own"
+            )));
+        }
         let mut query = Query::from_levels(&self.levels);
         if let Some(question) = self.question.as_deref().filter(|q| !q.trim().is_empty()) {
             query.add_question(question)?;
@@ -697,6 +707,14 @@ mod tests {
         assert_eq!(
             (r.budget.max_chars, r.budget.max_tokens, r.top),
             (Some(50), Some(100), 3)
+        );
+        let mixed = parse(json!({"question": "x y", "l3": ["z"]}))?;
+        assert!(
+            mixed
+                .query()
+                .err()
+                .is_some_and(|e| e.to_string().contains("not both")),
+            "a question with keywords is refused"
         );
         let r = parse(json!({"question": "x", "hand_over": "start"}))?;
         assert_eq!(r.hand_over, Some(HandOver::Start));

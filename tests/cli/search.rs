@@ -94,10 +94,20 @@ fn search_json_document_schema() {
             "kbidx search",
             "--l3",
             "json,output",
-            "JSON で結果がほしい",
         ])
         .success();
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let asked = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--top",
+            "3",
+            "JSON で結果がほしい",
+        ])
+        .success();
+    let question: serde_json::Value = serde_json::from_str(&asked.stdout).unwrap();
     let keys =
         |v: &serde_json::Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
     assert_eq!(
@@ -113,10 +123,11 @@ fn search_json_document_schema() {
             "results"
         ]
     );
-    assert_eq!(doc["query"], "JSON で結果がほしい");
+    assert_eq!(doc["query"], serde_json::Value::Null);
     assert_eq!(keys(&doc["keywords"])[..3], ["l1", "l2", "l3"]);
+    assert_eq!(question["query"], "JSON で結果がほしい");
     assert!(
-        doc["keywords"]["q"]
+        question["keywords"]["q"]
             .as_array()
             .is_some_and(|q| !q.is_empty()),
         "question keywords under `q`"
@@ -1191,4 +1202,20 @@ fn search_cuts_a_huge_query_with_a_notice() {
         "{}",
         &run.stdout[..run.stdout.len().min(300)]
     );
+}
+
+/// Keywords and a plain question at once is refused (exit 2), not a silent
+/// switch to question mode: an unquoted space in a keyword list makes the
+/// shell pass the rest as a question.
+#[test]
+fn search_refuses_keywords_mixed_with_a_question() {
+    let sandbox = Sandbox::new().with_repo_knowledge().with_built_index();
+    let run = sandbox.run(&["search", "--l3", "double", "submission,二重サブミット"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("\"submission,二重サブミット\"") && run.stderr.contains("quote"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
 }
