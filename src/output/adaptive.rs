@@ -212,15 +212,7 @@ fn shape(text: &str, max_chars: usize, max_tokens: usize, words: &QueryWords) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{Level, Query};
-
-    fn words(list: &[&str]) -> QueryWords {
-        let mut q = Query::default();
-        for w in list {
-            q.push(w, Level::L3, 1.0);
-        }
-        QueryWords::of(&q).unwrap_or_default()
-    }
+    use crate::output::passages::tests::words;
 
     /// The plan for `texts` within `tokens` over all results.
     fn plan(texts: &[String], tokens: usize, params: Params) -> Vec<Option<Handed>> {

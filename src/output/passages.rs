@@ -425,10 +425,11 @@ fn units(text: &str, max_chars: usize, max_tokens: usize) -> (Vec<Unit>, Vec<Opt
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn words(list: &[&str]) -> QueryWords {
+    /// The words of L3 keywords `list` (also the adaptive hand-over's tests).
+    pub(crate) fn words(list: &[&str]) -> QueryWords {
         let mut q = Query::default();
         for w in list {
             q.push(w, Level::L3, 1.0);
