@@ -316,7 +316,13 @@ pub(crate) fn left_out(doc: &Value, rows: &str) -> LeftOut {
     patterns.sort_unstable();
     patterns.dedup();
     let mut found = vec![false; patterns.len()];
-    if let Ok(automaton) = aho_corasick::AhoCorasick::new(&patterns) {
+    // A contiguous NFA, not the DFA the default picks for few patterns:
+    // the automaton serves one pass over one file's rows, and building a
+    // DFA of the file's strings costs far more than that pass can save.
+    let automaton = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+        .build(&patterns);
+    if let Ok(automaton) = automaton {
         let mut missing = patterns.len();
         for m in automaton.find_overlapping_iter(squeeze(rows).as_str()) {
             let seen = &mut found[m.pattern().as_usize()];
