@@ -50,7 +50,7 @@ pub struct Config {
     /// How `search` shapes the content it hands over (`hand_over`, or
     /// `passages = true` for [`HandOver::Passages`]; default adaptive).
     pub hand_over: HandOver,
-    /// Thresholds of `kbidx lint`'s hint rules (`[lint]`).
+    /// Thresholds of `kbidx lint`'s rules (`[lint]`).
     pub lint: crate::lint::Thresholds,
 }
 
@@ -111,7 +111,7 @@ struct RawConfig {
     lint: Option<RawLint>,
 }
 
-/// `[lint]`: thresholds of `kbidx lint`'s hint rules.
+/// `[lint]`: thresholds of `kbidx lint`'s rules.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawLint {
@@ -119,6 +119,8 @@ struct RawLint {
     hint_min_rows: Option<usize>,
     repeated_hint_files: Option<usize>,
     repeated_hint_dirs: Option<usize>,
+    section_tokens: Option<usize>,
+    pointer_chars: Option<usize>,
 }
 
 impl Config {
@@ -171,6 +173,14 @@ impl Config {
                 format!("hint_share must be between 0 and 1, not {share}"),
             ));
         }
+        if lint.section_tokens == Some(0) {
+            return Err(Error::syntax_at(
+                path,
+                text,
+                text.find("section_tokens").unwrap_or(0),
+                "section_tokens must be at least 1",
+            ));
+        }
         Ok(Self {
             lint: crate::lint::Thresholds {
                 hint_share: lint.hint_share.unwrap_or(default.lint.hint_share),
@@ -181,6 +191,8 @@ impl Config {
                 repeated_hint_dirs: lint
                     .repeated_hint_dirs
                     .unwrap_or(default.lint.repeated_hint_dirs),
+                section_tokens: lint.section_tokens.unwrap_or(default.lint.section_tokens),
+                pointer_chars: lint.pointer_chars.unwrap_or(default.lint.pointer_chars),
             },
             knowledge: raw.knowledge.map_or(default.knowledge, rel),
             index: raw.index.map_or(default.index, rel),
@@ -389,6 +401,37 @@ mod tests {
         }
         assert!(parse("passages = 1\n").is_err());
         assert!(parse("hand_over = \"whole\"\n").is_err());
+    }
+
+    #[test]
+    fn lint_keys() {
+        /// `section_tokens`, `pointer_chars` and `hint_min_rows`, or the error.
+        type Parsed = Result<(usize, usize, usize), String>;
+        let parse = |text: &str| -> Parsed {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .map(|c| {
+                    (
+                        c.lint.section_tokens,
+                        c.lint.pointer_chars,
+                        c.lint.hint_min_rows,
+                    )
+                })
+                .map_err(|e| e.to_string())
+        };
+        let cases: &[(&str, Parsed)] = &[
+            ("", Ok((4000, 200, 5))),
+            (
+                "[lint]\nsection_tokens = 8000\npointer_chars = 0\n",
+                Ok((8000, 0, 5)),
+            ),
+            (
+                "[lint]\nsection_tokens = 0\n",
+                Err("kbidx.toml:2:1: section_tokens must be at least 1".to_owned()),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(&parse(text), want, "{text:?}");
+        }
     }
 
     #[test]

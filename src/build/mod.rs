@@ -319,12 +319,7 @@ fn extract_one(
             records.push(record);
             continue;
         };
-        // The id as the program wrote it after `path#` (an id may hold a `/`).
-        let id = e
-            .reference
-            .strip_prefix(file.relative.as_str())
-            .and_then(|r| r.strip_prefix('#'))
-            .unwrap_or_else(|| e.section());
+        let id = row_section(e, &file.relative);
         let text = sections.text(id).unwrap_or_default();
         for part in [&e.title, &e.hints, &text] {
             held.push_str(part);
@@ -355,6 +350,18 @@ fn extract_one(
         anchors,
         left_out: crate::knowledge::content::left_out(document.value(), &held),
     })
+}
+
+/// The section id of `entry`, a row the program made of the knowledge file
+/// `relative`: what its reference names after `relative#` (an id may hold a
+/// `/`, where [`crate::index::model::Entry::section`] would cut it), else the
+/// reference's section part.
+pub(crate) fn row_section<'a>(entry: &'a crate::index::model::Entry, relative: &str) -> &'a str {
+    entry
+        .reference
+        .strip_prefix(relative)
+        .and_then(|r| r.strip_prefix('#'))
+        .unwrap_or_else(|| entry.section())
 }
 
 /// Whether the file at `path` holds exactly `expected` (any read error counts as "differs").

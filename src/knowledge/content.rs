@@ -203,12 +203,25 @@ impl<'a> Sections<'a> {
     /// The text of section `id`, as [`section_text`] renders it ([`PAGE_ID`]:
     /// the page text, `None` when the file has none).
     pub(crate) fn text(&self, id: &str) -> Option<String> {
+        let (title, body) = self.parts(id)?;
+        Some(titled(title, body))
+    }
+
+    /// The text of section `id` without the `## title` heading that
+    /// [`Sections::text`] puts over it: what the section itself says.
+    pub(crate) fn body(&self, id: &str) -> Option<String> {
+        self.parts(id).map(|(_, body)| body)
+    }
+
+    /// The heading title and the body of section `id` (the page text has
+    /// no heading).
+    fn parts(&self, id: &str) -> Option<(Option<&'a str>, String)> {
         if id == PAGE_ID && !self.has_own(id) {
-            return page_text(self.doc);
+            return page_text(self.doc).map(|text| (None, text));
         }
         match self.doc.get("sections")? {
-            Value::Object(map) => Some(titled(self.titles.get(id).copied(), render(map.get(id)?))),
-            Value::Array(_) => self.by_id.get(id).map(|s| list_section_text(s)),
+            Value::Object(map) => Some((self.titles.get(id).copied(), render(map.get(id)?))),
+            Value::Array(_) => self.by_id.get(id).map(|s| list_section_parts(s)),
             _ => None,
         }
     }
@@ -316,7 +329,13 @@ pub(crate) fn left_out(doc: &Value, rows: &str) -> LeftOut {
     patterns.sort_unstable();
     patterns.dedup();
     let mut found = vec![false; patterns.len()];
-    if let Ok(automaton) = aho_corasick::AhoCorasick::new(&patterns) {
+    // A contiguous NFA, not the DFA the default picks for few patterns:
+    // the automaton serves one pass over one file's rows, and building a
+    // DFA of the file's strings costs far more than that pass can save.
+    let automaton = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+        .build(&patterns);
+    if let Ok(automaton) = automaton {
         let mut missing = patterns.len();
         for m in automaton.find_overlapping_iter(squeeze(rows).as_str()) {
             let seen = &mut found[m.pattern().as_usize()];
@@ -416,11 +435,17 @@ fn prune(value: &Value, held: &dyn Fn(&str) -> bool) -> Option<Value> {
 
 /// An array-style section `{id, title, content}` as text.
 fn list_section_text(s: &Value) -> String {
+    let (title, body) = list_section_parts(s);
+    titled(title, body)
+}
+
+/// An array-style section's heading title and body.
+fn list_section_parts(s: &Value) -> (Option<&str>, String) {
     let title = s
         .get("title")
         .and_then(Value::as_str)
         .filter(|t| !t.is_empty());
-    titled(title, s.get("content").map(render).unwrap_or_default())
+    (title, s.get("content").map(render).unwrap_or_default())
 }
 
 /// `body` under a `## title` heading, when there is a title.
@@ -518,6 +543,13 @@ mod tests {
         let list = serde_json::json!({"sections": [{"id": "s1", "title": "T", "content": "body"}]});
         assert_eq!(section_text(&list, "s1").as_deref(), Some("## T\n\nbody"));
         assert_eq!(section_text(&list, "s2"), None);
+        for (doc, id) in [(&markdown, "a"), (&list, "s1")] {
+            let body = Sections::new(doc).body(id);
+            assert_eq!(
+                body.as_deref(),
+                Some(if id == "a" { "text" } else { "body" })
+            );
+        }
     }
 
     #[test]

@@ -191,6 +191,7 @@ mod tests {
             hint_min_rows: 1,
             repeated_hint_files: 3,
             repeated_hint_dirs: 2,
+            ..Thresholds::default()
         };
         let got: Vec<(&str, String, String)> = check(&rows, thresholds, &|_| true)
             .into_iter()

@@ -2,16 +2,21 @@
 //!
 //! The checks read the knowledge files the way `build` does (the same
 //! discovery, the same extraction program, the same section text) and judge
-//! three things: links (`broken-link`), the shape of each file
-//! (`index-without-section`, `section-without-index-entry`, `empty-section`,
-//! `duplicate-section-title`) and the hints (`no-hints`,
-//! `non-discriminative-hint`, `repeated-hint`). `rules` says what each rule
-//! means and why it is a problem; every finding names the file (and the
-//! section), the rule and the evidence, so a maintainer can act on it without
-//! running anything else.
+//! five things: links (`broken-link`, `link-target-mismatch`), what the index
+//! holds of each file (`index-without-section`, `section-without-index-entry`,
+//! `content-not-indexed`), the hints (`no-hints`, `non-discriminative-hint`,
+//! `repeated-hint`), the shape of each file (`empty-section`,
+//! `duplicate-section-title`) and what each section hands the judge
+//! (`pointer-section`, `oversized-section`, `title-not-in-text`). `rules`
+//! says what each rule means and why it is a problem; every finding names
+//! the file (and the section), the rule and the evidence, so a maintainer
+//! can act on it without running anything else.
 
 pub(crate) mod hints;
 pub(crate) mod rules;
+pub(crate) mod targets;
+pub(crate) mod text;
+pub(crate) mod words;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -21,13 +26,14 @@ use serde_json::Value;
 
 use crate::build::extract::Record;
 use crate::error::{Error, Result};
-use crate::knowledge::content::Sections;
+use crate::index::model::split_reference;
+use crate::knowledge::content::{PAGE_ID, Sections};
 use crate::links::markdown::knowledge_links;
 use crate::links::resolve::{Anchors, Target, resolve};
 
 pub(crate) use rules::Rule;
 
-/// Thresholds of the hint rules (`[lint]` in `kbidx.toml`).
+/// Thresholds of the rules (`[lint]` in `kbidx.toml`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Thresholds {
     /// `non-discriminative-hint`: a hint matching more than this share of
@@ -42,6 +48,15 @@ pub struct Thresholds {
     /// …in at least this many directories (files in one directory are
     /// about related things; a hint shared across directories is generic).
     pub repeated_hint_dirs: usize,
+    /// `oversized-section`: a section whose text is estimated at more than
+    /// this many tokens (default 4000: twice the `--max-tokens 2000` budget
+    /// that eval measures and most of its 5000 one, so one such section
+    /// crowds out every other result of a search).
+    pub section_tokens: usize,
+    /// `pointer-section`: a section whose own text has at most this many
+    /// characters (default 200: a sentence and a link) and holds a
+    /// knowledge link.
+    pub pointer_chars: usize,
 }
 
 impl Default for Thresholds {
@@ -51,6 +66,8 @@ impl Default for Thresholds {
             hint_min_rows: 5,
             repeated_hint_files: 20,
             repeated_hint_dirs: 3,
+            section_tokens: 4000,
+            pointer_chars: 200,
         }
     }
 }
@@ -68,7 +85,7 @@ pub(crate) struct LintOptions {
     pub(crate) exclude: Vec<String>,
     /// The rules to run, in [`Rule::ALL`] order.
     pub(crate) rules: Vec<Rule>,
-    /// Thresholds of the hint rules.
+    /// Thresholds of the rules.
     pub(crate) thresholds: Thresholds,
 }
 
@@ -164,73 +181,159 @@ pub(crate) fn lint(options: &LintOptions) -> Result<Report> {
         .zip(&docs)
         .map(|(file, doc)| (file.relative.clone(), Anchors::of(doc.value())))
         .collect();
+    let by_path: HashMap<&str, &Value> = found
+        .files
+        .iter()
+        .zip(&docs)
+        .map(|(file, doc)| (file.relative.as_str(), doc.value()))
+        .collect();
     let on = |rule: Rule| options.rules.contains(&rule);
     let mut findings = Vec::new();
     let mut rows = Vec::new();
     let mut links = LinkCounts::default();
+    let mut words = words::Words::default();
     for (file, doc) in found.files.iter().zip(&docs) {
-        let order = section_order(doc.value());
+        let value = doc.value();
+        let sections = Sections::new(value);
+        let order = section_order(value);
         let ordinal = |id: &str| order.get(id).map_or(0, |i| i + 1);
+        let finding = |rule: Rule, section: Option<String>, evidence: String| Finding {
+            rule: rule.id(),
+            file: file.relative.clone(),
+            ordinal: section.as_deref().map_or(0, ordinal),
+            section,
+            evidence,
+        };
+        // What the rows hold, as `build` counts it for `left_out`: each
+        // row's title, hints and section text.
+        let mut held = String::new();
         for (record, hints) in extractor.run_with_hints(&file.relative, &file.path, doc.to_jaq())? {
             if let Record::Entry(entry) = record {
+                let section = crate::build::row_section(&entry, &file.relative).to_owned();
+                if on(Rule::ContentNotIndexed) {
+                    let text = sections.text(&section).unwrap_or_default();
+                    for part in [&entry.title, &entry.hints, &text] {
+                        held.push_str(part);
+                        held.push('\n');
+                    }
+                }
                 rows.push(Row {
                     file: file.relative.clone(),
-                    section: entry.section().to_owned(),
-                    ordinal: ordinal(entry.section()),
+                    ordinal: ordinal(&section),
+                    section,
                     title: entry.title,
                     hints,
                 });
             }
         }
-        let value = doc.value();
-        let shape = rules::shape(value);
-        for mut finding in shape {
-            if on(finding.0) {
-                findings.push(Finding {
-                    rule: finding.0.id(),
-                    file: file.relative.clone(),
-                    ordinal: finding.1.as_deref().map_or(0, ordinal),
-                    section: finding.1.take(),
-                    evidence: finding.2,
-                });
+        if on(Rule::ContentNotIndexed) {
+            let missing = crate::knowledge::content::left_out(value, &held);
+            if missing.total() > 0 {
+                findings.push(finding(
+                    Rule::ContentNotIndexed,
+                    None,
+                    format!(
+                        "{} chars of string content (white space not counted) are in no index row: {} of page text, {} in sections, {} in index entries",
+                        missing.total(),
+                        missing.page,
+                        missing.sections,
+                        missing.index
+                    ),
+                ));
             }
+        }
+        for (rule, section, evidence) in rules::shape(value) {
+            if on(rule) {
+                findings.push(finding(rule, section, evidence));
+            }
+        }
+        if on(Rule::OversizedSection) || on(Rule::PointerSection) {
+            for (rule, section, evidence) in text::sizes(value, options.thresholds, &on) {
+                findings.push(finding(rule, Some(section), evidence));
+            }
+        }
+        if on(Rule::TitleNotInText) {
+            words.of(&file.relative, value)?;
         }
         // Links: in every section's text, and in the text before the first
         // section (the page's preamble), which belongs to the file.
-        let sections = Sections::new(value);
         let mut texts: Vec<(Option<&str>, String)> = Vec::new();
         if let Some(preamble) = value.get("content").and_then(Value::as_str) {
             texts.push((None, preamble.to_owned()));
         }
-        let mut ids: Vec<(&str, usize)> = order.iter().map(|(id, i)| (*id, *i)).collect();
-        ids.sort_by_key(|(_, i)| *i);
-        for (id, _) in ids {
+        for id in own_ids(value) {
             texts.push((Some(id), sections.text(id).unwrap_or_default()));
         }
+        // A section that repeats a link repeats its mismatch: reported once.
+        let mut mismatched = std::collections::HashSet::new();
         for (section, text) in texts {
             for link in knowledge_links(&text) {
                 links.total += 1;
                 let anchored = link.target.contains('#');
                 links.anchored += usize::from(anchored);
                 match resolve(&file.relative, &link.target, &anchors) {
-                    Ok(Target::Section(_)) => {
+                    Ok(Target::Section(to)) => {
                         links.resolved += 1;
                         links.anchored_resolved += usize::from(anchored);
+                        // A link to the top of a file (no anchor, or the
+                        // page text) names the page, not one of its sections.
+                        let (to_file, to_section) = split_reference(&to);
+                        if on(Rule::LinkTargetMismatch)
+                            && anchored
+                            && to_section != PAGE_ID
+                            && let Some(target) = by_path.get(to_file)
+                            && !mismatched.contains(&(
+                                section,
+                                link.text.clone(),
+                                link.target.clone(),
+                            ))
+                            && let Some(evidence) = targets::check(
+                                &link.text,
+                                to_section,
+                                words.of(to_file, target)?,
+                                section.filter(|_| to_file == file.relative),
+                            )?
+                        {
+                            mismatched.insert((section, link.text.clone(), link.target.clone()));
+                            findings.push(finding(
+                                Rule::LinkTargetMismatch,
+                                section.map(str::to_owned),
+                                format!("[{}]({}): {evidence}", link.text, link.target),
+                            ));
+                        }
                     }
                     Ok(Target::File(_)) => links.to_file += 1,
                     Err(reason) => {
                         links.broken += 1;
                         if on(Rule::BrokenLink) {
-                            findings.push(Finding {
-                                rule: Rule::BrokenLink.id(),
-                                file: file.relative.clone(),
-                                section: section.map(str::to_owned),
-                                evidence: format!("[{}]({}): {reason}", link.text, link.target),
-                                ordinal: section.map_or(0, ordinal),
-                            });
+                            findings.push(finding(
+                                Rule::BrokenLink,
+                                section.map(str::to_owned),
+                                format!("[{}]({}): {reason}", link.text, link.target),
+                            ));
                         }
                     }
                 }
+            }
+        }
+    }
+    if on(Rule::TitleNotInText) {
+        let files: Vec<(&str, &words::FileWords)> = found
+            .files
+            .iter()
+            .filter_map(|f| Some((f.relative.as_str(), words.get(&f.relative)?)))
+            .collect();
+        let generic = text::generic_words(files.iter().map(|(_, w)| w.sections.as_slice()));
+        for (file, file_words) in &files {
+            let order = section_order(by_path[file]);
+            for (rule, section, evidence) in text::titles(&file_words.sections, &generic) {
+                findings.push(Finding {
+                    rule: rule.id(),
+                    file: (*file).to_owned(),
+                    ordinal: order.get(section.as_str()).map_or(0, |i| i + 1),
+                    section: Some(section),
+                    evidence,
+                });
             }
         }
     }
@@ -261,9 +364,19 @@ pub(crate) fn lint(options: &LintOptions) -> Result<Report> {
     })
 }
 
-/// Each section id of `doc` with its position in the file.
-fn section_order(doc: &Value) -> HashMap<&str, usize> {
-    let ids: Vec<&str> = match doc.get("sections") {
+/// The section ids of `doc` in file order, after [`PAGE_ID`] when the file
+/// has page text (as `read` lists them).
+pub(crate) fn section_ids(doc: &Value) -> Vec<&str> {
+    let mut ids = own_ids(doc);
+    if !ids.contains(&PAGE_ID) && crate::knowledge::content::page_text(doc).is_some() {
+        ids.insert(0, PAGE_ID);
+    }
+    ids
+}
+
+/// The ids of `doc`'s own sections in file order, each once.
+fn own_ids(doc: &Value) -> Vec<&str> {
+    let mut ids: Vec<&str> = match doc.get("sections") {
         Some(Value::Array(list)) => list
             .iter()
             .filter_map(|s| s.get("id").and_then(Value::as_str))
@@ -271,11 +384,18 @@ fn section_order(doc: &Value) -> HashMap<&str, usize> {
         Some(Value::Object(map)) => map.keys().map(String::as_str).collect(),
         _ => Vec::new(),
     };
-    let mut order = HashMap::new();
-    for (i, id) in ids.into_iter().enumerate() {
-        order.entry(id).or_insert(i);
-    }
-    order
+    let mut seen = std::collections::HashSet::new();
+    ids.retain(|id| seen.insert(*id));
+    ids
+}
+
+/// Each section id of `doc` with its position in the file.
+fn section_order(doc: &Value) -> HashMap<&str, usize> {
+    own_ids(doc)
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| (id, i))
+        .collect()
 }
 
 impl Report {

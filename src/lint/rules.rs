@@ -9,10 +9,16 @@ use serde_json::Value;
 pub(crate) enum Rule {
     /// A link to a file or anchor that does not exist.
     BrokenLink,
+    /// A link whose text names another section of the target file clearly
+    /// better than the section it leads to.
+    LinkTargetMismatch,
     /// An `index` entry whose id names no section.
     IndexWithoutSection,
     /// A section that no `index` entry names (search never finds it).
     SectionWithoutIndexEntry,
+    /// A file whose string content no index row holds (an extraction
+    /// program that drops text).
+    ContentNotIndexed,
     /// A section with no hints, in a corpus that has hints.
     NoHints,
     /// A hint that matches more than a share of all rows.
@@ -21,34 +27,51 @@ pub(crate) enum Rule {
     RepeatedHint,
     /// A section with no text (and no subsections under it).
     EmptySection,
+    /// A short section that holds little but a link elsewhere.
+    PointerSection,
+    /// A section whose text is over the token limit.
+    OversizedSection,
     /// Two sections of one file with the same title.
     DuplicateSectionTitle,
+    /// A section whose title shares no word with its text.
+    TitleNotInText,
 }
 
 impl Rule {
-    /// Every rule, in report order.
-    pub(crate) const ALL: [Rule; 8] = [
+    /// Every rule, in report order: links, what the index holds, hints,
+    /// then each section's shape and text.
+    pub(crate) const ALL: [Rule; 13] = [
         Rule::BrokenLink,
+        Rule::LinkTargetMismatch,
         Rule::IndexWithoutSection,
         Rule::SectionWithoutIndexEntry,
+        Rule::ContentNotIndexed,
         Rule::NoHints,
         Rule::NonDiscriminativeHint,
         Rule::RepeatedHint,
         Rule::EmptySection,
+        Rule::PointerSection,
+        Rule::OversizedSection,
         Rule::DuplicateSectionTitle,
+        Rule::TitleNotInText,
     ];
 
     /// The id that `--rule`, `--skip` and the report use.
     pub(crate) fn id(self) -> &'static str {
         match self {
             Rule::BrokenLink => "broken-link",
+            Rule::LinkTargetMismatch => "link-target-mismatch",
             Rule::IndexWithoutSection => "index-without-section",
             Rule::SectionWithoutIndexEntry => "section-without-index-entry",
+            Rule::ContentNotIndexed => "content-not-indexed",
             Rule::NoHints => "no-hints",
             Rule::NonDiscriminativeHint => "non-discriminative-hint",
             Rule::RepeatedHint => "repeated-hint",
             Rule::EmptySection => "empty-section",
+            Rule::PointerSection => "pointer-section",
+            Rule::OversizedSection => "oversized-section",
             Rule::DuplicateSectionTitle => "duplicate-section-title",
+            Rule::TitleNotInText => "title-not-in-text",
         }
     }
 

@@ -11,7 +11,9 @@ repeated_hint_files = 3
 repeated_hint_dirs = 2
 "#;
 
-/// A knowledge tree with exactly one problem per rule (and links that work).
+/// A knowledge tree with exactly one problem per link, index, hint and shape
+/// rule (and links that work); its short sections with links are also
+/// `pointer-section` findings.
 fn seeded() -> Sandbox {
     Sandbox::new()
         .with_file("kbidx.toml", CONFIG)
@@ -84,12 +86,12 @@ fn clean_knowledge_lints_clean() {
         .with_file(
             "knowledge/a.json",
             r#"{"title": "A", "index": [{"id": "x", "title": "X", "hints": ["ex"]}, {"id": "y", "title": "Y", "hints": ["why"]}],
-              "sections": {"x": "See [y](#y) and [b](sub/b.json#part-two).", "y": "Why."}}"#,
+              "sections": {"x": "See [y](#y) and [b](sub/b.json#part-two). Each section says what it is about in its own words, long enough that it is more than a pointer to another section, and its links lead to sections that exist and whose headings match the link text.", "y": "Why."}}"#,
         )
         .with_file(
             "knowledge/sub/b.json",
             r#"{"title": "B", "sections": [{"id": "p1", "title": "Part one", "content": "One."},
-              {"id": "p2", "title": "Part two", "content": "Two, back to [a](../a.json#x)."}],
+              {"id": "p2", "title": "Part two", "content": "Two, back to [a](../a.json#x). The second part repeats what the first part said, and adds the details a reader needs once the first part is understood, with an example of each and a note on what to read next."}],
               "index": [{"id": "p1", "hints": ["one"]}, {"id": "p2", "hints": ["two"]}]}"#,
         );
     let run = s.run(&["lint"]).exits(0, "");
@@ -101,7 +103,7 @@ fn lint_usage_errors() {
     let s = seeded();
     s.run(&["lint", "--rule", "nope"]).exits(
         2,
-        "kbidx: unknown lint rule \"nope\" (rules: broken-link, index-without-section, section-without-index-entry, no-hints, non-discriminative-hint, repeated-hint, empty-section, duplicate-section-title)\n",
+        "kbidx: unknown lint rule \"nope\" (rules: broken-link, link-target-mismatch, index-without-section, section-without-index-entry, content-not-indexed, no-hints, non-discriminative-hint, repeated-hint, empty-section, pointer-section, oversized-section, duplicate-section-title, title-not-in-text)\n",
     );
     s.run(&["lint", "--rule", "no-hints", "--skip", "no-hints"])
         .exits(2, "kbidx: --rule and --skip leave no rule to run\n");
@@ -110,6 +112,105 @@ fn lint_usage_errors() {
         2,
         "kbidx: kbidx.toml:2:1: hint_share must be between 0 and 1, not 2\n",
     );
+    s.write("kbidx.toml", "[lint]\nsection_tokens = 0\n");
+    s.run(&["lint"]).exits(
+        2,
+        "kbidx: kbidx.toml:2:1: section_tokens must be at least 1\n",
+    );
+}
+
+/// Prose that says nothing of e-mail: long enough for `title-not-in-text`.
+const PROSE: &str = "入力欄の属性を一覧にまとめる。必須の属性は名前だけであり、ほかの属性は画面の要件に応じて指定する。\
+    値を表示するときは書式を指定でき、エラーがあれば入力欄を強調して表示する。属性の既定値は設定ファイルで変更できるため、\
+    画面ごとに同じ指定を繰り返す必要はない。詳しい指定方法は各属性の説明を参照すること。属性名の大文字と小文字は区別される。\
+    入力欄を無効にした場合、その値はサーバに送信されない。読み取り専用の入力欄は値を送信するが、利用者は値を変更できない。";
+
+/// A knowledge tree with one problem for each rule on what a section hands
+/// the judge, and a link that leads to the wrong section.
+fn text_problems() -> Sandbox {
+    let big = "| 行 | 表の値 |\n".repeat(60);
+    Sandbox::new()
+        .with_file(
+            "kbidx.toml",
+            "[lint]\nsection_tokens = 300\npointer_chars = 120\n",
+        )
+        .with_file(
+            "knowledge/lib/validation.json",
+            serde_json::json!({"title": "Bean Validation", "sections": [
+                {"id": "s1", "title": "相関バリデーションを行う",
+                 "content": "フィールド間の相関バリデーションは、アノテーションを付けたメソッドで実装する。"},
+                {"id": "s2", "title": "データベースとの相関バリデーションを行う",
+                 "content": "データベースとの相関バリデーションは業務アクションで行う。バリデータからデータベースにはアクセスしない。"},
+                {"id": "s3", "title": "emailタグ", "content": PROSE},
+                {"id": "s4", "title": "大きな表", "content": big}]})
+            .to_string(),
+        )
+        .with_file(
+            "knowledge/guide/check.json",
+            serde_json::json!({"title": "入力チェック", "sections": [
+                {"id": "s1", "title": "データベースとの相関チェック",
+                 "content": "[Bean Validationのデータベースとの相関バリデーション](../lib/validation.json#s1) を参照。"}]})
+            .to_string(),
+        )
+}
+
+#[test]
+fn lint_finds_what_sections_hand_the_judge() {
+    let s = text_problems();
+    let text = s.run(&["lint"]);
+    assert_eq!(text.code, 1);
+    for rule in [
+        "link-target-mismatch",
+        "pointer-section",
+        "oversized-section",
+        "title-not-in-text",
+    ] {
+        assert!(
+            text.stdout.contains(&format!(": {rule}: ")),
+            "{rule} missing:\n{}",
+            text.stdout
+        );
+    }
+    let json = s.run(&["lint", "--format", "json", "--rule", "link-target-mismatch"]);
+    let only = s.run(&["lint", "--rule", "pointer-section,oversized-section"]);
+    let skip = s.run(&[
+        "lint",
+        "--skip",
+        "pointer-section,oversized-section,title-not-in-text,link-target-mismatch",
+    ]);
+    insta::assert_snapshot!("text_rules", transcripts(&[text, json, only, skip]));
+}
+
+/// `content-not-indexed`: the built-in extraction holds every string of a
+/// file; a `--filter` (or `filter =`) program that drops the page-text row
+/// leaves the page text out, and lint says how much, by place.
+#[test]
+fn content_not_indexed_names_what_a_filter_drops() {
+    let s = Sandbox::new()
+        .with_file(
+            "knowledge/page.json",
+            r#"{"title": "Page", "content": "The introduction of the page.",
+              "sections": [{"id": "s1", "title": "Part", "content": "The part's own text."}]}"#,
+        )
+        .with_file(
+            "sections-only.jq",
+            r#".sections[] | {reference: "\($path)#\(.id)", title: .title, hints: []}"#,
+        );
+    let builtin = s
+        .run(&["lint", "--rule", "content-not-indexed"])
+        .exits(0, "");
+    let flag = s.run(&[
+        "lint",
+        "--rule",
+        "content-not-indexed",
+        "--filter",
+        "sections-only.jq",
+    ]);
+    assert_eq!(flag.code, 1);
+    s.write("kbidx.toml", "filter = \"sections-only.jq\"\n");
+    let config = s.run(&["lint", "--rule", "content-not-indexed", "--format", "json"]);
+    assert_eq!(config.code, 1);
+    insta::assert_snapshot!("content_not_indexed", transcripts(&[builtin, flag, config]));
 }
 
 /// `build` writes the resolved links next to the index; `read --links` shows
