@@ -348,9 +348,10 @@ pub(crate) enum DocFormat {
 /// `kbidx search` flags.
 #[derive(Debug, Args)]
 pub(crate) struct SearchArgs {
-    /// A plain question (Japanese or English); keywords are extracted from it.
+    /// A plain question (Japanese or English; several words are one question); keywords are
+    /// extracted from it. Not together with --l1/--l2/--l3 or --keywords.
     #[arg(value_name = "QUERY")]
-    pub(crate) query: Option<String>,
+    pub(crate) query: Vec<String>,
     /// Domain keywords (comma-separated, repeatable); 0 points under `--scoring seed`.
     #[arg(long, value_name = "KW,..", value_delimiter = ',')]
     pub(crate) l1: Vec<String>,
@@ -450,7 +451,9 @@ pub(crate) enum ScoringArg {
 #[derive(Debug, Args)]
 pub(crate) struct ReadArgs {
     /// `path/to/file.json#section-id`, as in the index; `path/to/file.json` lists its sections.
-    #[arg(value_name = "REFERENCE")]
+    /// The part after `#` may also be a heading's text or slug; a reference in double quotes (as
+    /// text output quotes one that holds a space or a comma) is taken as written inside them.
+    #[arg(value_name = "REFERENCE", value_parser = unquote_reference)]
     pub(crate) reference: String,
     /// Knowledge directory (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
@@ -600,7 +603,8 @@ impl Request {
         // Keywords and a plain question at once is nearly always a list with
         // an unquoted space (`--l3 double submission,…`): the shell made the
         // rest a question, which would silently switch the search's mode.
-        if let Some(words) = args.query.as_deref().filter(|q| !q.trim().is_empty())
+        let question = args.query.join(" ");
+        if let Some(words) = Some(question.as_str()).filter(|q| !q.trim().is_empty())
             && (!levels.l1.is_empty()
                 || !levels.l2.is_empty()
                 || !levels.l3.is_empty()
@@ -630,7 +634,7 @@ impl Request {
             levels.l3.extend(file.l3);
         }
         let mut query = Query::from_levels(&levels);
-        if let Some(question) = args.query.as_deref().filter(|q| !q.trim().is_empty()) {
+        if let Some(question) = Some(question.as_str()).filter(|q| !q.trim().is_empty()) {
             query.add_question(question)?;
         }
         if query.is_empty() {
@@ -1034,6 +1038,15 @@ fn write_json(out: &mut dyn Write, doc: &impl serde::Serialize) -> Result<()> {
 }
 
 /// Parses a count that must be at least 1 (a budget of nothing is a mistake).
+/// A reference as `kbidx search`'s text output writes it: as it is, or as a
+/// JSON string when it holds white space, a comma or a double quote.
+fn unquote_reference(text: &str) -> std::result::Result<String, String> {
+    if text.len() >= 2 && text.starts_with('"') && text.ends_with('"') {
+        return serde_json::from_str(text).map_err(|e| format!("not a quoted reference: {e}"));
+    }
+    Ok(text.to_owned())
+}
+
 fn at_least_one(text: &str) -> std::result::Result<usize, String> {
     match text.parse::<usize>() {
         Ok(0) => Err("must be at least 1".to_owned()),

@@ -102,6 +102,15 @@ fn read_takes_every_anchor_a_link_takes() {
             "{reference}: {doc}"
         );
     }
+    // A reference as text output quotes it (it holds a space) is read as written.
+    let quoted = sandbox
+        .run(&["read", "\"page.json#排他制御 Rules\""])
+        .success();
+    assert!(
+        quoted.stdout.starts_with("## 排他制御 Rules"),
+        "{}",
+        quoted.stdout
+    );
     let missing = sandbox.run(&["read", "page.json#nowhere"]);
     assert_eq!(missing.code, 2);
     assert!(!missing.stderr.contains("older"), "{}", missing.stderr);

@@ -1218,4 +1218,13 @@ fn search_refuses_keywords_mixed_with_a_question() {
         run.stderr
     );
     assert!(run.stdout.is_empty());
+    // Several words after the keywords: named together.
+    let run = sandbox.run(&["search", "--l3", "handler", "queue", "order"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("\"queue order\""), "{}", run.stderr);
+    // Several words alone are one question.
+    let run = sandbox.run(&["search", "--format", "json", "索引を", "作り直すには"]);
+    assert!(run.code <= 1, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["query"], "索引を 作り直すには");
 }
