@@ -67,6 +67,35 @@ pub(crate) enum Command {
     /// The index in PostgreSQL full-text search (`kbidx pg push`; search with `search --pg`).
     #[command(subcommand)]
     Pg(PgCommand),
+    /// Print a shell completion script: `kbidx completions bash > /etc/bash_completion.d/kbidx`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (`kbidx man > kbidx.1`), or the flag reference as markdown.
+    Man(ManArgs),
+}
+
+/// `kbidx completions` arguments.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+/// `kbidx man` flags.
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// `roff` (the man page) or `markdown` (docs/cli.md).
+    #[arg(long, value_enum, default_value_t = ManFormat::Roff)]
+    pub(crate) format: ManFormat,
+}
+
+/// What `kbidx man` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ManFormat {
+    /// The man page, kbidx(1).
+    Roff,
+    /// The flag reference, docs/cli.md.
+    Markdown,
 }
 
 /// `kbidx pg` subcommands.
@@ -565,6 +594,19 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
         Command::Read(args) => run_read(&config, args, out),
         Command::Lint(args) => run_lint(&config, args, out),
         Command::Pg(PgCommand::Push(args)) => run_pg_push(&config, args, out),
+        Command::Completions(args) => {
+            out.write_all(&crate::manual::completions(args.shell))
+                .map_err(stdio)?;
+            Ok(0)
+        }
+        Command::Man(args) => {
+            let text = match args.format {
+                ManFormat::Roff => crate::manual::man().map_err(stdio)?,
+                ManFormat::Markdown => crate::manual::markdown().into_bytes(),
+            };
+            out.write_all(&text).map_err(stdio)?;
+            Ok(0)
+        }
     }
 }
 

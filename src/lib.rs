@@ -19,6 +19,7 @@ pub mod index;
 pub mod knowledge;
 pub mod links;
 pub(crate) mod lint;
+pub(crate) mod manual;
 pub(crate) mod mcp;
 pub(crate) mod output;
 pub(crate) mod pg;
