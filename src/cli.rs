@@ -182,7 +182,7 @@ pub(crate) struct McpArgs {
     /// Knowledge directory, for content, `read` and the body stage (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
     pub(crate) knowledge: Option<PathBuf>,
-    /// Do not use or write the search cache (the index's word and body index, see README).
+    /// Do not use or write the search cache (the index's word and body index, see docs/ranking.md).
     #[arg(long)]
     pub(crate) no_cache: bool,
 }
@@ -370,7 +370,7 @@ impl FallbackArgs {
 pub(crate) enum DocFormat {
     /// For people (eval: the table, then per-query ranks).
     Text,
-    /// The JSON document described in the README.
+    /// The JSON document described in docs/output.md.
     Json,
 }
 
@@ -455,7 +455,7 @@ pub(crate) struct SearchArgs {
     /// Result-diversity flags.
     #[command(flatten)]
     pub(crate) diversity: DiversityArgs,
-    /// Do not use or write the search cache (the index's word index, see README).
+    /// Do not use or write the search cache (the index's word index, see docs/ranking.md).
     #[arg(long)]
     pub(crate) no_cache: bool,
     /// Append up to N sections linked with the results (stage `linked`, with `via`), within

@@ -8,7 +8,7 @@
 # and, optionally, {warning: "..."} objects that kbidx reports
 # (and turns into errors with --strict).
 #
-# Schemas handled (see README "Extraction"):
+# Schemas handled (see docs/knowledge.md, "Extraction"):
 #   1. index[] with hints, sections as an object (nabledge-6-small / -large,
 #      and kbidx's own knowledge/): one record per index entry, in index
 #      order; title = "<file title> / <entry title>" (just one of them when
@@ -24,7 +24,7 @@
 #      such as nabledge-6-fulltext's page introductions in `content`) first
 #      gets the record {reference: "<path>#_page", title: <file title>,
 #      hints: []}: kbidx reads the page text as the text of section `_page`
-#      (README "Page text"). A file whose own sections have an id `_page`
+#      (docs/knowledge.md, "Page text"). A file whose own sections have an id `_page`
 #      keeps that section instead.
 # Anything else (e.g. a JSON file with neither) yields no records.
 #

@@ -1,6 +1,6 @@
 //! Rendering search results for people (text) and for the judgement step (JSON, TOON).
 //!
-//! [`Report`] is the documented result document (see README "JSON output");
+//! [`Report`] is the documented result document (see docs/output.md);
 //! [`Report::render`] writes it in the chosen [`Format`]. The JSON is always
 //! a complete document, also when there are no results.
 
@@ -30,7 +30,7 @@ pub(crate) enum Format {
     /// One line per result (plus explanations and content when asked).
     #[default]
     Text,
-    /// The JSON document described in the README.
+    /// The JSON document described in docs/output.md.
     Json,
     /// The same document as TOON (results as a tabular array).
     Toon,

@@ -14,7 +14,7 @@
 //! * **encode / whole document** — fixtures whose input is exactly `{key: [objects with three
 //!   string fields]}` with default options go through `kbidx::index::toon::encode` (fields mapped to
 //!   reference/title/hints); rows must be byte-identical, the header identical up to the
-//!   renamed key and columns, and the text equal up to kbidx's one final newline (README).
+//!   renamed key and columns, and the text equal up to kbidx's one final newline (docs/knowledge.md).
 //!   (The v4.0 fixture set has no case of that shape, so this applies to none today; every
 //!   string cell of every tabular fixture is still checked by the quoting adapter.)
 //! * **decode / tabular** — fixtures whose input is one tabular array under one key (or at the

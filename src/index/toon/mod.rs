@@ -3,7 +3,7 @@
 //! kbidx writes one shape of TOON (v4): a root object with one tabular array,
 //! `sections[N]{reference,title,hints}:` and one 2-space-indented row per
 //! section, comma-delimited, cells quoted exactly when §7.2 of the spec
-//! requires. [`encode`] writes it (with one final newline, see README);
+//! requires. [`encode`] writes it (with one final newline, see docs/knowledge.md);
 //! [`decode`] reads it back strictly, with `line:column` errors, and accepts
 //! any quoting a conforming encoder may produce.
 
