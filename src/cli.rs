@@ -26,7 +26,7 @@ use crate::output::read::{FileListing, SectionDoc};
 use crate::search::cache::Cache;
 use crate::search::fallback;
 use crate::search::query::LevelledKeywords;
-use crate::search::{self, Hierarchy, Matcher, Query, Scoring, Searcher};
+use crate::search::{self, Hierarchy, Query, Scoring, Searcher};
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
 ///
@@ -559,8 +559,9 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             std::thread::scope(|scope| {
                 let prepare = file.as_ref().map(|file| {
                     scope.spawn(|| {
-                        let text = Cow::Borrowed(index_text(&index, file.bytes())?);
-                        prepare_index(&index, text, cache.as_ref())
+                        let text =
+                            Cow::Borrowed(crate::index::file::index_text(&index, file.bytes())?);
+                        crate::search::cache::prepare_index(&index, text, cache.as_ref())
                     })
                 });
                 let options = Request::resolve(&config, args)?;
@@ -589,7 +590,12 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
         Command::Eval(args) => run_eval(&config, args, out),
         Command::Mcp(args) => {
             let input = std::io::stdin().lock();
-            crate::mcp::serve(&config, args, input, out, err)
+            let options = crate::mcp::Options {
+                index: args.index,
+                knowledge: args.knowledge,
+                no_cache: args.no_cache,
+            };
+            crate::mcp::serve(&config, options, input, out, err)
         }
         Command::Read(args) => run_read(&config, args, out),
         Command::Lint(args) => run_lint(&config, args, out),
@@ -729,16 +735,7 @@ impl Request {
 /// Loads the index file at `path`.
 pub(crate) fn load_index(path: &std::path::Path) -> Result<Index> {
     let file = IndexFile::open(path)?;
-    toon::decode(path, index_text(path, file.bytes())?)
-}
-
-/// The index text, checked to be UTF-8 (with SIMD: this runs on every search).
-pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<&'a str> {
-    simdutf8::basic::from_utf8(bytes).map_err(|_| {
-        let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
-        let text = String::from_utf8_lossy(&bytes[..valid]);
-        Error::syntax_at(path, &text, valid, "invalid UTF-8")
-    })
+    toon::decode(path, crate::index::file::index_text(path, file.bytes())?)
 }
 
 fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
@@ -852,20 +849,6 @@ fn write_eval(
             .map_err(stdio)?,
     }
     Ok(0)
-}
-
-/// Checks the index text `text` (of the file `path`) and prepares it for
-/// searching: from its search-cache entry when `cache` is on (see `cache`),
-/// else by checking every row.
-pub(crate) fn prepare_index<'a>(
-    path: &Path,
-    text: Cow<'a, str>,
-    cache: Option<&Cache>,
-) -> Result<Matcher<'a>> {
-    match cache {
-        Some(cache) => Ok(cache.matcher(path, text)?.0),
-        None => Matcher::from_text(path, text),
-    }
 }
 
 fn run_search(options: &Request, searcher: &Searcher<'_>, out: &mut dyn Write) -> Result<u8> {

@@ -85,6 +85,27 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// The search settings `kbidx.toml` (or the defaults) asks for, with no
+    /// flag over them: what `kbidx mcp` searches with.
+    pub(crate) fn search_settings(&self) -> Result<crate::search::Settings> {
+        if !(0.0..=1.0).contains(&self.hierarchy_alpha) {
+            return Err(Error::Usage(format!(
+                "hierarchy_alpha must be between 0 and 1, not {}",
+                self.hierarchy_alpha
+            )));
+        }
+        Ok(crate::search::Settings {
+            hierarchy: self.hierarchy.then_some(crate::search::Hierarchy {
+                alpha: self.hierarchy_alpha,
+                ..crate::search::Hierarchy::default()
+            }),
+            fallback: self.fallback,
+            body: self.body.then(crate::search::Body::default),
+        })
+    }
+}
+
 /// The file's shape; every key is optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

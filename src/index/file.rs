@@ -65,6 +65,15 @@ fn map(file: &File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }
 }
 
+/// The index text, checked to be UTF-8 (with SIMD: this runs on every search).
+pub(crate) fn index_text<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Result<&'a str> {
+    simdutf8::basic::from_utf8(bytes).map_err(|_| {
+        let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+        let text = String::from_utf8_lossy(&bytes[..valid]);
+        Error::syntax_at(path, &text, valid, "invalid UTF-8")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::IndexFile;

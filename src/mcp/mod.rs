@@ -42,7 +42,6 @@ use std::io::{BufRead, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::cli::McpArgs;
 use crate::config::Config;
 use crate::error::{Error, Result};
 
@@ -61,12 +60,23 @@ plain question (Japanese or English) or with l1 (domain), l2 (component) and l3 
 keywords; set with_content and max_tokens to get the best sections' text within a budget. Call \
 `read` with a result's reference (file.json#section) to get one section's full text.";
 
+/// Where the server reads from (`kbidx mcp`'s flags; `None`: `kbidx.toml`).
+#[derive(Debug, Default)]
+pub(crate) struct Options {
+    /// The index file.
+    pub(crate) index: Option<std::path::PathBuf>,
+    /// The knowledge directory.
+    pub(crate) knowledge: Option<std::path::PathBuf>,
+    /// Leave the search cache alone.
+    pub(crate) no_cache: bool,
+}
+
 /// Runs the server: reads messages from `input` until it ends, writes
 /// responses to `out` (flushed after each) and the log to `log`. Returns the
 /// exit code (0); an error only when `out` cannot be written.
 pub(crate) fn serve(
     config: &Config,
-    args: McpArgs,
+    args: Options,
     mut input: impl BufRead,
     out: &mut dyn Write,
     log: &mut dyn Write,
@@ -213,7 +223,7 @@ mod tests {
 
     fn server() -> tools::Tools {
         let config = Config::default();
-        let args = McpArgs {
+        let args = Options {
             index: Some("/nonexistent/index.toon".into()),
             knowledge: Some("/nonexistent/knowledge".into()),
             no_cache: true,

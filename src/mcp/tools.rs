@@ -23,7 +23,6 @@ use serde_json::{Map, Value, json};
 
 use super::INVALID_PARAMS;
 use crate::answer::Request;
-use crate::cli::{self, BodyArgs, FallbackArgs, HierarchyArgs, McpArgs};
 use crate::config::Config;
 use crate::config::HandOver;
 use crate::error::{Error, Result, display};
@@ -210,15 +209,11 @@ impl Stamp {
 
 impl Tools {
     /// The tools for `kbidx mcp` with `args` over `config` (nothing is loaded yet).
-    pub(super) fn new(config: &Config, args: McpArgs) -> Result<Self> {
+    pub(super) fn new(config: &Config, args: super::Options) -> Result<Self> {
         Ok(Self {
             index: args.index.unwrap_or_else(|| config.index.clone()),
             knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
-            settings: search::Settings {
-                hierarchy: HierarchyArgs::default().resolve(config)?,
-                fallback: FallbackArgs::default().resolve(config),
-                body: BodyArgs::default().resolve(config),
-            },
+            settings: config.search_settings()?,
             hand_over: config.hand_over,
             cache: (config.cache && !args.no_cache)
                 .then(Cache::from_env)
@@ -282,8 +277,12 @@ impl Tools {
     fn open(&self) -> Result<Searcher<'static>> {
         let file = IndexFile::open(&self.index)?;
         // Owned: the searcher outlives this call; the mapping is dropped here.
-        let text = cli::index_text(&self.index, file.bytes())?.to_owned();
-        let matcher = cli::prepare_index(&self.index, Cow::Owned(text), self.cache.as_ref())?;
+        let text = crate::index::file::index_text(&self.index, file.bytes())?.to_owned();
+        let matcher = crate::search::cache::prepare_index(
+            &self.index,
+            Cow::Owned(text),
+            self.cache.as_ref(),
+        )?;
         Ok(
             Searcher::new(matcher, self.settings, Some(self.knowledge.clone()))
                 .with_cache(self.cache.clone()),

@@ -133,6 +133,20 @@ impl Cache {
     }
 }
 
+/// Checks the index text `text` (of the file `path`) and prepares it for
+/// searching: from its search-cache entry when `cache` is on (see `cache`),
+/// else by checking every row.
+pub(crate) fn prepare_index<'a>(
+    path: &Path,
+    text: Cow<'a, str>,
+    cache: Option<&Cache>,
+) -> Result<Matcher<'a>> {
+    match cache {
+        Some(cache) => Ok(cache.matcher(path, text)?.0),
+        None => Matcher::from_text(path, text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
