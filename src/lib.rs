@@ -23,6 +23,7 @@ pub(crate) mod manual;
 pub(crate) mod mcp;
 pub(crate) mod output;
 pub(crate) mod pg;
+pub(crate) mod progress;
 pub mod search;
 pub mod text;
 

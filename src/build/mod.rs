@@ -260,6 +260,7 @@ fn extract_all(
 ) -> Vec<Result<FileOutput>> {
     let next = AtomicUsize::new(0);
     let first_error = AtomicUsize::new(usize::MAX);
+    let progress = crate::progress::Progress::new("build", files.len(), "files");
     let work = || {
         let mut out = Vec::new();
         loop {
@@ -268,6 +269,7 @@ fn extract_all(
                 return out;
             }
             let extracted = extract_one(extractor, &files[i], with_terms);
+            progress.advance(1);
             if extracted.is_err() {
                 first_error.fetch_min(i, Ordering::Relaxed);
             }

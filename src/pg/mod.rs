@@ -373,6 +373,7 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
                 "COPY {schema}.sections (reference, file, section, ord, title, hints, terms, content, tsv) FROM STDIN"
             ),
         )?;
+        let progress = crate::progress::Progress::new("pg push", changed.len(), "files");
         for batch in changed.chunks(threads * 16) {
             let chunks: Vec<&[usize]> = batch.chunks(16).collect();
             let lines = crate::search::haystack::in_parallel(&chunks, |chunk| {
@@ -395,6 +396,7 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
             for text in &lines {
                 send(&mut writer, text)?;
             }
+            progress.advance(batch.len());
         }
         finish(writer)?;
     }

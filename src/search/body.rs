@@ -329,10 +329,13 @@ impl BodyIndex {
             .clamp(1, 8);
         let chunk = groups.len().div_ceil(threads).max(1);
         let chunks: Vec<&[std::ops::Range<usize>]> = groups.chunks(chunk).collect();
+        let progress =
+            crate::progress::Progress::new("search cache: body index", groups.len(), "files");
         let tokenised = super::haystack::in_parallel(&chunks, |groups| {
             let root = Root::new(knowledge);
             let mut rows: Vec<([Vec<String>; N_FIELDS], bool)> = Vec::new();
             for group in groups.iter() {
+                progress.advance(1);
                 let file = split_reference(&entries[group.start].reference).0;
                 let document = root
                     .resolve(file, file)

@@ -381,3 +381,31 @@ fn build_json() {
         transcripts(&[written, unchanged, up_to_date, stale, quiet])
     );
 }
+
+/// Long work shows its progress on a terminal's stderr (`build: 3/11 files`,
+/// rewritten in place, cleared at the end) and never through a pipe.
+#[test]
+fn build_progress_only_on_a_terminal() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let piped = sandbox.run(&["build", "--out", "piped.toon"]).success();
+    assert!(!piped.stderr.contains(" files"), "{}", piped.stderr);
+    // `script` runs the build on a pseudo-terminal (util-linux; skipped without it).
+    let Ok(script) = std::process::Command::new("script")
+        .arg("-qec")
+        .arg(format!(
+            "{} --config /dev/null build --knowledge knowledge --out tty.toon",
+            env!("CARGO_BIN_EXE_kbidx")
+        ))
+        .arg("/dev/null")
+        .current_dir(sandbox.path("."))
+        .output()
+    else {
+        return;
+    };
+    let shown = String::from_utf8_lossy(&script.stdout);
+    assert!(
+        shown.contains("\rbuild: ") && shown.contains(" files") && shown.contains("\x1b[2K"),
+        "{shown:?}"
+    );
+    assert!(shown.contains("tty.toon: "), "{shown:?}");
+}
