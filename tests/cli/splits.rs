@@ -8,10 +8,10 @@
 //! Each floor sits about 0.02 under the value measured when it was set: raise floors when the
 //! ranking improves; a floor that fails is a regression to look at, not to lower. The `test`
 //! split is for reporting: its floors guard against regressions, never tune against them.
-//! `holdout` (written in session 10, after the ranking was fixed) is the same, and also kept
-//! out of every choice of method; so is `holdout2` (session 11, written before that session's
-//! methods were tuned, and used once to judge them) and `holdout3` (written after holdout2
-//! had judged two methods, for the one that followed).
+//! `holdout` (written after the ranking was fixed) is the same, and also kept out of every
+//! choice of method; so is `holdout2` (written before a later round of methods was tuned, and
+//! used once to judge them) and `holdout3` (written after holdout2 had judged two methods, for
+//! the one that followed).
 
 use std::path::Path;
 
