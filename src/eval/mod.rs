@@ -407,8 +407,6 @@ pub(crate) fn evaluate_searcher(
     };
     // Content length (characters) of each section, read on first need, for R@chars.
     let mut texts = searcher.texts();
-    // The section texts the answer-recall hand-overs read.
-    let mut answer_texts = searcher.texts();
     let mut lengths: HashMap<String, usize> = HashMap::new();
     // With passages: each section's text cut into units, on first need.
     let mut paragraphs: HashMap<String, Option<Paragraphs>> = HashMap::new();
@@ -442,7 +440,7 @@ pub(crate) fn evaluate_searcher(
                             };
                             let ranking =
                                 searcher.search_with(query, scoring, top, None, diversity)?;
-                            if let Some(texts) = answer_texts.as_mut()
+                            if let Some(texts) = texts.as_mut()
                                 && case.expected.iter().any(|e| e.answer.is_some())
                             {
                                 handed = Some(hand_overs(
@@ -556,11 +554,11 @@ pub(crate) fn evaluate_searcher(
                         let Some(phrase) = &expected.answer else {
                             continue;
                         };
-                        let phrase = squeeze(phrase);
+                        let phrase = crate::knowledge::content::squeeze(phrase);
                         rank.answered = Some(std::array::from_fn(|i| {
-                            handed[i]
-                                .get(&rank.reference)
-                                .is_some_and(|text| squeeze(text).contains(&phrase))
+                            handed[i].get(&rank.reference).is_some_and(|text| {
+                                crate::knowledge::content::squeeze(text).contains(&phrase)
+                            })
                         }));
                     }
                 }
@@ -628,11 +626,6 @@ fn hand_overs(
         }
     }
     Ok(out)
-}
-
-/// `s` without white space (answer phrases are matched ignoring it).
-fn squeeze(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// Where `case`'s expected sections are in `references` (ranked, best
