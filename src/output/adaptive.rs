@@ -9,7 +9,9 @@
 //!
 //! 1. **Cores, best first.** Each result gets its core: the section whole
 //!    when it fits [`Params::core`] tokens (the first [`Params::lead`]
-//!    results: [`Params::widen`]), else its passage for the query within
+//!    results: [`Params::widen`], but at most [`Params::lead_share`] of
+//!    the budget each, so that long leading sections leave room for the
+//!    results after them), else its passage for the query within
 //!    that size ([`super::passages`]: its heading and the blocks that hold
 //!    the query's words, chosen by their idf-weighted query words). Cores
 //!    are handed out in rank order while the budget lasts; from the first
@@ -38,6 +40,9 @@ pub(crate) struct Params {
     pub widen: usize,
     /// How many of the best results get [`Params::widen`] as their core.
     pub lead: usize,
+    /// The share of a budget over all results, in percent, that one
+    /// leading result's core may take (never less than [`Params::core`]).
+    pub lead_share: usize,
 }
 
 impl Default for Params {
@@ -45,7 +50,8 @@ impl Default for Params {
         Self {
             core: 300,
             widen: 2500,
-            lead: 2,
+            lead: 3,
+            lead_share: 30,
         }
     }
 }
@@ -114,7 +120,10 @@ impl Plan {
     /// `false` when nothing of it fits (the plan is then full).
     pub(crate) fn add(&mut self, text: &str, words: &QueryWords) -> Result<bool> {
         let core = if self.pieces.len() < self.params.lead {
-            self.params.widen
+            let share = self.budget.max_tokens.map_or(usize::MAX, |b| {
+                b.saturating_mul(self.params.lead_share) / 100
+            });
+            self.params.widen.min(share).max(self.params.core)
         } else {
             self.params.core
         };
@@ -266,6 +275,7 @@ mod tests {
             core: 60,
             widen: 120,
             lead: 1,
+            lead_share: 100,
         };
         let mut texts = vec![long_section(40, 30)];
         texts.extend((0..3).map(|i| format!("## S{i}\n\nshort text {i}")));
@@ -279,6 +289,20 @@ mod tests {
         }
         let spent: usize = handed.iter().flatten().map(|h| h.tokens).sum();
         assert!(spent <= 400, "{spent}");
+    }
+
+    #[test]
+    fn long_leading_sections_leave_room_for_the_results_after_them() {
+        // Every section far longer than the budget: the leading cores take
+        // their share each, and the results after them still get a core.
+        let texts: Vec<String> = (0..8).map(|i| long_section(400, i * 40)).collect();
+        let params = Params::default();
+        let handed = plan(&texts, 5000, params);
+        let given = handed.iter().filter(|h| h.is_some()).count();
+        assert!(given > params.lead, "{given} results got content");
+        for h in handed.iter().take(params.lead).flatten() {
+            assert!(h.tokens <= 5000 * params.lead_share / 100, "{}", h.tokens);
+        }
     }
 
     #[test]

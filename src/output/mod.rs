@@ -630,6 +630,7 @@ impl Report {
                 core: usize::MAX,
                 widen: usize::MAX,
                 lead: 0,
+                lead_share: 100,
             }
         } else {
             adaptive::Params::default()
