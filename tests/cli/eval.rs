@@ -200,3 +200,190 @@ fn eval_passages() {
     let (thousand, _, _) = metrics(&["--passages", "--chars-per-result", "1000"]);
     assert_eq!(default, thousand, "the default passage is 1000 characters");
 }
+
+/// A knowledge base of long sections whose answers lie deep inside, and
+/// its question set with answer phrases: there the hand-overs differ
+/// (from the start, a 2,000-token budget ends inside the first section).
+fn long_sections() -> Sandbox {
+    let topics = [
+        (
+            "zebra",
+            "rotate",
+            "To rotate the zebra key, set zebraRotation to true in settings.",
+        ),
+        (
+            "falcon",
+            "retry",
+            "A falcon job retries three times when falconRetry is set.",
+        ),
+        (
+            "otter",
+            "export",
+            "Exports of otter tables go to the otterExport directory.",
+        ),
+        (
+            "walrus",
+            "lock",
+            "A walrus record is locked by writing its walrusLock column.",
+        ),
+        (
+            "heron",
+            "cache",
+            "Heron pages are cached for heronCacheSeconds after a read.",
+        ),
+        (
+            "badger",
+            "limit",
+            "Badger uploads are limited by badgerMaxBytes in settings.",
+        ),
+    ];
+    let mut sandbox = Sandbox::new();
+    let mut set = String::new();
+    for (i, (topic, verb, answer)) in topics.iter().enumerate() {
+        let mut content = format!("Settings of the {topic} module.");
+        for p in 0..60 {
+            content.push_str("\n\n");
+            if p == 40 + i {
+                content.push_str(answer);
+            } else {
+                content.push_str(&format!(
+                    "Paragraph {p} of the {topic} settings describes defaults, logging, naming \
+                     and other matters of no interest to the question at hand."
+                ));
+            }
+        }
+        let file = serde_json::json!({
+            "id": topic,
+            "title": format!("{topic} settings"),
+            "index": [{"id": "s1", "title": format!("{topic} settings"), "hints": [topic, "settings"]}],
+            "sections": [{"id": "s1", "title": format!("{topic} settings"), "content": content}],
+        });
+        sandbox = sandbox.with_file(&format!("knowledge/{topic}.json"), file.to_string());
+        let case = serde_json::json!({
+            "id": topic,
+            "query": format!("How do I {verb} the {topic} settings?"),
+            "keywords": {"l1": ["settings"], "l2": [topic], "l3": [verb]},
+            "expected": [{"file": format!("{topic}.json"), "section": "s1", "grade": "must", "answer": answer}],
+        });
+        set.push_str(&format!("{case}\n"));
+    }
+    sandbox
+        .with_file("kbidx.toml", "knowledge = \"knowledge\"\n")
+        .with_file("long.jsonl", set)
+        .with_built_index()
+}
+
+/// Eval measures exactly what `search` hands over: for every question of a
+/// set with answer phrases, in both modes and at every budget, a must
+/// section's rank is its rank in `search --format json --top 30`, and
+/// eval's `answered` says whether its answer phrase (white space ignored)
+/// lies in the content `search --max-tokens B` hands over for it.
+#[test]
+fn eval_answer_recall_is_what_search_hands_over() {
+    let knowledge = Sandbox::new()
+        .with_repo_knowledge()
+        .with_repo_dir("tests/fixtures/eval/dev", "dev");
+    same_hand_over(&knowledge, "dev/knowledge.jsonl", "adaptive", "adaptive");
+    let long = long_sections();
+    for hand_over in ["adaptive", "start", "passages"] {
+        same_hand_over(&long, "long.jsonl", hand_over, hand_over);
+    }
+}
+
+/// [`eval_answer_recall_is_what_search_hands_over`] for one set and `--hand-over`.
+fn same_hand_over(sandbox: &Sandbox, set_file: &str, hand_over: &str, searched: &str) {
+    let set = sandbox.read_to_string(set_file);
+    let cases: Vec<serde_json::Value> = set
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let run = sandbox
+        .run(&[
+            "eval",
+            "--eval",
+            set_file,
+            "--format",
+            "json",
+            "--mode",
+            "question,keywords",
+            "--scoring",
+            "default",
+            "--hand-over",
+            hand_over,
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    let mut compared = 0;
+    for r in doc["runs"].as_array().unwrap() {
+        let mode = r["mode"].as_str().unwrap();
+        for (case, measured) in cases.iter().zip(r["cases"].as_array().unwrap()) {
+            assert_eq!(case["id"], measured["id"]);
+            let keywords = case["keywords"].to_string();
+            let search = |budget: Option<&str>| -> serde_json::Value {
+                let mut args = vec!["search", "--format", "json", "--top", "30"];
+                if let Some(b) = budget {
+                    args.extend(["--max-tokens", b, "--hand-over", searched]);
+                }
+                let run = match mode {
+                    "question" => {
+                        args.push(case["query"].as_str().unwrap());
+                        sandbox.run(&args)
+                    }
+                    _ => {
+                        args.extend(["--keywords", "-"]);
+                        sandbox.run_with_stdin(&args, &keywords)
+                    }
+                };
+                assert!(run.code <= 1, "{}", run.transcript());
+                serde_json::from_str(&run.stdout).unwrap()
+            };
+            let ranked = search(None);
+            let handed: Vec<serde_json::Value> = ["2000", "5000", "10000"]
+                .iter()
+                .map(|b| search(Some(b)))
+                .collect();
+            for e in measured["ranks"].as_array().unwrap() {
+                let Some(answered) = e["answered"].as_array() else {
+                    continue;
+                };
+                let reference = e["reference"].as_str().unwrap();
+                let rank = ranked["results"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|x| x["reference"] == reference)
+                    .map(|x| x["rank"].clone())
+                    .unwrap_or(serde_json::Value::Null);
+                assert_eq!(e["rank"], rank, "{mode} {}: {reference}", case["id"]);
+                let (file, section) = reference.split_once('#').unwrap();
+                let phrase = case["expected"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|x| x["file"] == file && x["section"] == section)
+                    .and_then(|x| x["answer"].as_str())
+                    .unwrap();
+                for (doc, was) in handed.iter().zip(answered) {
+                    let content = doc["results"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|x| x["reference"] == reference)
+                        .and_then(|x| x["content"].as_str())
+                        .unwrap_or("");
+                    let holds = squeeze(content).contains(&squeeze(phrase));
+                    assert_eq!(
+                        was.as_bool(),
+                        Some(holds),
+                        "{mode} {}: {reference}",
+                        case["id"]
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared >= 30, "{compared} comparisons");
+}
