@@ -222,6 +222,18 @@ const TIERS: [(&str, &str); 2] = [
 
 fn create_tier_indexes(tx: &mut postgres::Transaction<'_>, schema: &str) -> Result<()> {
     for (name, expression) in TIERS {
+        // An existing index is left alone without locking the table
+        // (`CREATE INDEX IF NOT EXISTS` would take a share lock first).
+        let exists: bool = tx
+            .query_one(
+                "SELECT to_regclass($1) IS NOT NULL",
+                &[&format!("{schema}.{name}")],
+            )
+            .map_err(|e| db_error("cannot read the schema", &e))?
+            .get(0);
+        if exists {
+            continue;
+        }
         tx.batch_execute(&format!(
             "CREATE INDEX IF NOT EXISTS {name} ON {schema}.sections USING GIN ({expression})"
         ))
@@ -320,6 +332,13 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
     let mut tx = client
         .transaction()
         .map_err(|e| db_error("cannot start a transaction", &e))?;
+    // One push per schema at a time, from its first statement: two first
+    // pushes would both create the schema (and one would fail on it).
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext($1))",
+        &[&format!("kbidx push {schema}")],
+    )
+    .map_err(|e| db_error("cannot lock the schema", &e))?;
     ensure_schema(&mut tx, schema)?;
     // One push at a time; searches go on reading the previous state.
     tx.batch_execute(&format!(

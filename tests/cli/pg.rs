@@ -117,13 +117,28 @@ impl Server {
             "initdb failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        server.pg_ctl_start();
+        Some(server)
+    }
+
+    /// Starts the initialised server (`pg_ctl start`, waiting until it accepts connections).
+    fn pg_ctl_start(&self) {
         let options = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
-            server.dir.path().display()
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.dir.path().display()
         );
-        let out = server
-            .command(&server.pg_ctl)
-            .args(["-D", &data, "-l", &server.path("log"), "-w", "-t", "60"])
+        let out = self
+            .command(&self.pg_ctl)
+            .args([
+                "-D",
+                &self.path("data"),
+                "-l",
+                &self.path("log"),
+                "-w",
+                "-t",
+                "60",
+            ])
             .args(["-o", &options, "start"])
             .output()
             .unwrap();
@@ -131,9 +146,22 @@ impl Server {
             out.status.success(),
             "pg_ctl start failed: {}\n{}",
             String::from_utf8_lossy(&out.stderr),
-            std::fs::read_to_string(server.dir.path().join("log")).unwrap_or_default()
+            std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
         );
-        Some(server)
+    }
+
+    /// Stops the server at once (`pg_ctl stop -m immediate`): connections break mid-statement.
+    fn stop_immediately(&self) {
+        let out = self
+            .command(&self.pg_ctl)
+            .args(["-D", &self.path("data"), "-m", "immediate", "-w", "stop"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "pg_ctl stop failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     fn path(&self, name: &str) -> String {
@@ -564,4 +592,278 @@ fn common_words_rank_a_bounded_candidate_set() {
     for row in results {
         assert_eq!(row["matched"].as_array().unwrap().len(), 2, "{row}");
     }
+}
+
+/// Everything a push leaves in `schema`, in one comparable form: each
+/// file's hash and section count, and each section's columns, sorted.
+fn state(client: &mut postgres::Client, schema: &str) -> Vec<String> {
+    let mut rows: Vec<String> = client
+        .query(
+            &format!("SELECT file || '|' || hash || '|' || sections FROM {schema}.files"),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get::<_, String>(0))
+        .collect();
+    rows.extend(
+        client
+            .query(
+                &format!(
+                    "SELECT concat_ws('|', reference, file, section, ord, title, hints, terms, \
+                     content, tsv::text) FROM {schema}.sections"
+                ),
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get::<_, String>(0)),
+    );
+    rows.sort();
+    rows
+}
+
+/// Waits until another session waits for a lock while running a statement
+/// that starts with `statement` (the push is then held at that point).
+fn wait_until_blocked(client: &mut postgres::Client, statement: &str) {
+    // A guard against a hang, not a timing assertion: the push reaches the
+    // statement in well under a second.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let blocked: i64 = client
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock' \
+                 AND starts_with(query, $1)",
+                &[&statement],
+            )
+            .unwrap()
+            .get(0);
+        if blocked > 0 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no push blocked at {statement}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The knowledge the fault tests push second: one file edited, one added,
+/// one removed (the first state is the repository's knowledge). The fault
+/// tests push without derived terms (`--terms 0`): terms depend on the
+/// whole corpus, so with them every file would change.
+fn change_knowledge(s: &Sandbox) {
+    let path = "knowledge/guide/install.json";
+    let mut doc: Value = serde_json::from_slice(&s.read(path)).unwrap();
+    let overview = &mut doc["sections"]["overview"];
+    let text = overview.as_str().unwrap().to_owned();
+    *overview = Value::String(format!("{text}\n\nEdited for the fault tests."));
+    s.write(path, serde_json::to_vec_pretty(&doc).unwrap());
+    s.write(
+        "knowledge/guide/zz-added.json",
+        r#"{"id": "zz-added", "title": "Added later", "index": [{"id": "s1", "title": "Added", "hints": ["added"]}], "sections": {"s1": "A file the second push adds."}}"#,
+    );
+    std::fs::remove_file(s.path("knowledge/troubleshooting.json")).unwrap();
+}
+
+/// Holds the key of the section the second push adds (under a file it
+/// keeps), so that the push waits in the middle of its section rows.
+const HOLD_ADDED_SECTION: &str = "INSERT INTO kbidx.sections \
+     (reference, file, section, ord, title, hints, terms, tsv) \
+     VALUES ('guide/zz-added.json#s1', 'guide/build.json', 'zz', 99, '', '', '', '')";
+
+/// A push killed before, during and after writing its rows leaves the old
+/// state (one transaction); the next push converges to the knowledge
+/// exactly (the same state as a push into an empty schema).
+#[test]
+fn killed_pushes_leave_the_old_state_and_the_next_push_converges() {
+    let Some(server) = Server::start("pg::killed_pushes") else {
+        return;
+    };
+    let url = server.url();
+    let s = Sandbox::new().with_repo_knowledge();
+    s.run(&["pg", "push", "--terms", "0", "--url", &url])
+        .success();
+    let mut client = server.client();
+    let old = state(&mut client, "kbidx");
+    change_knowledge(&s);
+    // Each point: what the test's own open transaction holds, and the
+    // statement of the push that then waits for it.
+    let points: [(&str, &str); 4] = [
+        // Before any row: the push's table lock.
+        (
+            "LOCK TABLE kbidx.files IN ACCESS EXCLUSIVE MODE",
+            "LOCK TABLE",
+        ),
+        // During the file rows: removing a changed file's rows cascades to
+        // its sections, which the test holds.
+        (
+            "LOCK TABLE kbidx.sections IN SHARE MODE",
+            "DELETE FROM kbidx.files",
+        ),
+        // During the section rows: an added section's key, taken uncommitted.
+        (HOLD_ADDED_SECTION, "COPY kbidx.sections"),
+        // After the rows, before the commit: the statistics.
+        (
+            "LOCK TABLE kbidx.sections IN SHARE UPDATE EXCLUSIVE MODE",
+            "ANALYZE",
+        ),
+    ];
+    for (hold, statement) in points {
+        let mut holder = server.client();
+        let mut tx = holder.transaction().unwrap();
+        tx.batch_execute(hold).unwrap();
+        let mut running = s.spawn(&["pg", "push", "--terms", "0", "--url", &url]);
+        wait_until_blocked(&mut client, statement);
+        running.kill();
+        let killed = running.wait();
+        assert_ne!(killed.code, 0, "{}", killed.transcript());
+        tx.rollback().unwrap();
+        assert!(
+            state(&mut client, "kbidx") == old,
+            "killed at {statement}: not the old state"
+        );
+    }
+    let converged = json(
+        &s.run(&[
+            "pg", "push", "--terms", "0", "--url", &url, "--format", "json",
+        ])
+        .success(),
+    );
+    assert_eq!(converged["changed"], 2, "{converged}");
+    assert_eq!(converged["removed"], 1, "{converged}");
+    s.run(&[
+        "pg", "push", "--terms", "0", "--url", &url, "--schema", "fresh",
+    ])
+    .success();
+    assert!(state(&mut client, "kbidx") == state(&mut client, "fresh"));
+    assert!(state(&mut client, "kbidx") != old);
+}
+
+/// A server stopped in the middle of a push: the push fails with a clear
+/// error (exit 2), and after a restart nothing of it is visible.
+#[test]
+fn a_server_stopped_mid_push_leaves_nothing_half_visible() {
+    let Some(server) = Server::start("pg::server_stopped_mid_push") else {
+        return;
+    };
+    let url = server.url();
+    let s = Sandbox::new().with_repo_knowledge();
+    s.run(&["pg", "push", "--terms", "0", "--url", &url])
+        .success();
+    let old = state(&mut server.client(), "kbidx");
+    let before = s
+        .run(&["search", "--pg", &url, "インストール", "--format", "json"])
+        .success()
+        .stdout;
+    change_knowledge(&s);
+    let mut holder = server.client();
+    let mut tx = holder.transaction().unwrap();
+    tx.batch_execute(HOLD_ADDED_SECTION).unwrap();
+    let running = s.spawn(&["pg", "push", "--terms", "0", "--url", &url]);
+    wait_until_blocked(&mut server.client(), "COPY kbidx.sections");
+    server.stop_immediately();
+    let run = running.wait();
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(run.stdout.is_empty(), "{}", run.transcript());
+    assert!(
+        run.stderr.starts_with("kbidx: ") && run.stderr.lines().count() == 1,
+        "{}",
+        run.transcript()
+    );
+    assert!(!run.stderr.contains(PASSWORD), "{}", run.transcript());
+    drop(tx);
+    server.pg_ctl_start();
+    assert!(state(&mut server.client(), "kbidx") == old);
+    let after = s
+        .run(&["search", "--pg", &url, "インストール", "--format", "json"])
+        .success()
+        .stdout;
+    assert_eq!(before, after);
+}
+
+/// Two pushes at once, into a new schema and into an existing one: both
+/// succeed and the result equals one push.
+#[test]
+fn concurrent_pushes_equal_one_push() {
+    let Some(server) = Server::start("pg::concurrent_pushes") else {
+        return;
+    };
+    let url = server.url();
+    let s = Sandbox::new().with_repo_knowledge();
+    let mut client = server.client();
+    // A new schema: both set it up at the same time.
+    for round in 0..3 {
+        let schema = format!("both{round}");
+        let a = s.spawn(&[
+            "pg", "push", "--terms", "0", "--url", &url, "--schema", &schema,
+        ]);
+        let b = s.spawn(&[
+            "pg", "push", "--terms", "0", "--url", &url, "--schema", &schema,
+        ]);
+        for run in [a.wait(), b.wait()] {
+            assert_eq!(run.code, 0, "{}", run.transcript());
+        }
+    }
+    s.run(&[
+        "pg", "push", "--terms", "0", "--url", &url, "--schema", "one",
+    ])
+    .success();
+    let one = state(&mut client, "one");
+    for round in 0..3 {
+        assert!(
+            state(&mut client, &format!("both{round}")) == one,
+            "round {round}"
+        );
+    }
+    // An existing schema: both wait for the same lock, then run one after the other.
+    change_knowledge(&s);
+    let mut holder = server.client();
+    let mut tx = holder.transaction().unwrap();
+    tx.batch_execute("LOCK TABLE one.files IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let a = s.spawn(&[
+        "pg", "push", "--terms", "0", "--url", &url, "--schema", "one", "--format", "json",
+    ]);
+    let b = s.spawn(&[
+        "pg", "push", "--terms", "0", "--url", &url, "--schema", "one", "--format", "json",
+    ]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let waiting: i64 = client
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
+                 AND (starts_with(query, 'LOCK TABLE one.files') \
+                      OR starts_with(query, 'SELECT pg_advisory_xact_lock'))",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if waiting == 2 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the pushes did not both wait"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    tx.rollback().unwrap();
+    let mut changed: Vec<u64> = [a.wait(), b.wait()]
+        .iter()
+        .map(|run| json(run)["changed"].as_u64().unwrap())
+        .collect();
+    changed.sort_unstable();
+    assert_eq!(
+        changed,
+        [0, 2],
+        "one push rewrote the edited and the added file"
+    );
+    s.run(&[
+        "pg", "push", "--terms", "0", "--url", &url, "--schema", "fresh",
+    ])
+    .success();
+    assert!(state(&mut client, "one") == state(&mut client, "fresh"));
 }
