@@ -143,8 +143,9 @@ pub struct CaseResult {
 pub struct CaseConfidence {
     /// `high`, `medium` or `low`.
     pub level: &'static str,
-    /// The 10th result's score over the first's.
-    pub tail_ratio: f64,
+    /// The 10th result's score over the first's (absent: fewer than 10 rows scored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail_ratio: Option<f64>,
     /// The first result's worst rank among the stages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage_rank: Option<usize>,

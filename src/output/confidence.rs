@@ -51,9 +51,11 @@ const TAIL: usize = 10;
 pub(crate) struct Confidence {
     /// `high`, `medium` or `low`.
     pub level: &'static str,
-    /// The 10th result's score over the first's (0–1; 0 when fewer than 10
-    /// rows scored; the last result's when `--top` shows fewer than 10).
-    pub tail_ratio: f64,
+    /// The 10th result's score over the first's (0–1; the last result's
+    /// when `--top` shows fewer than 10; absent when fewer than 10 rows
+    /// scored, which counts as separated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail_ratio: Option<f64>,
     /// The first result's worst rank among the stages that ranked anything
     /// (absent when none did: PostgreSQL).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,13 +131,12 @@ impl Confidence {
         matched_concepts.sort_unstable();
         matched_concepts.dedup();
         let tail = if cut { results.last() } else { results.get(TAIL - 1) };
-        let tail_ratio = match tail {
-            Some(tail) if first.score > 0.0 => (tail.score / first.score).clamp(0.0, 1.0),
-            Some(_) => 1.0,
-            None => 0.0,
-        };
+        let tail_ratio = tail.map(|tail| match first.score > 0.0 {
+            true => (tail.score / first.score).clamp(0.0, 1.0),
+            false => 1.0,
+        });
         let signals = [
-            tail_ratio <= thresholds.tail_ratio,
+            tail_ratio.is_none_or(|r| r <= thresholds.tail_ratio),
             stage_rank.is_none_or(|r| r <= thresholds.stage_rank),
             !concepts.is_empty()
                 && matched_concepts.len() >= thresholds.concepts.min(concepts.len()),
@@ -147,7 +148,7 @@ impl Confidence {
         };
         Self {
             level,
-            tail_ratio: super::round(tail_ratio),
+            tail_ratio: tail_ratio.map(super::round),
             stage_rank,
             concepts: concepts.len(),
             matched_concepts: matched_concepts.len(),
@@ -156,16 +157,17 @@ impl Confidence {
 
     /// One line for text output.
     pub(crate) fn describe(&self) -> String {
+        let tail = match self.tail_ratio {
+            Some(r) => format!("10th result at {:.0}% of the first's score", r * 100.0),
+            None => "fewer than 10 results".to_owned(),
+        };
         let stages = self
             .stage_rank
-            .map(|r| format!(", ranked {r} or better by each stage"))
+            .map(|r| format!("; the first ranks {r} at worst in a stage"))
             .unwrap_or_default();
         format!(
-            "confidence: {} (10th result at {:.0}% of the first's score{stages}; the first matches {} of {} concepts)\n",
-            self.level,
-            self.tail_ratio * 100.0,
-            self.matched_concepts,
-            self.concepts
+            "confidence: {} ({tail}{stages}; it matches {} of {} concepts)\n",
+            self.level, self.matched_concepts, self.concepts
         )
     }
 }
@@ -250,12 +252,13 @@ mod tests {
         let c = Confidence::with(&q, &[], None, false, THRESHOLDS);
         assert_eq!((c.level, c.concepts), ("low", 3));
         // Fewer than 10 results (nothing cut): the top stands out.
-        let c = Confidence::with(&q, &[row(1.0, &["dao"])], Some(1), false, THRESHOLDS);
-        assert_eq!(c.tail_ratio, 0.0);
+        let one = [row(1.0, &["dao", "paging", "limit"])];
+        let c = Confidence::with(&q, &one, Some(1), false, THRESHOLDS);
+        assert_eq!((c.tail_ratio, c.level), (None, "high"));
         // `--top` cut the list: the last shown result counts.
         let cut = [row(1.0, &["dao"]), row(0.9, &[])];
         let c = Confidence::with(&q, &cut, Some(1), true, THRESHOLDS);
-        assert_eq!(c.tail_ratio, 0.9);
+        assert_eq!(c.tail_ratio, Some(0.9));
     }
 
     /// Grouped synonyms are one concept; a bridged English word counts as itself.

@@ -774,10 +774,10 @@ impl Report {
             }
         }
         let c = &self.confidence;
-        s.push_str(&format!(
-            "confidence:\n  level: {}\n  tail_ratio: {}\n",
-            c.level, c.tail_ratio
-        ));
+        s.push_str(&format!("confidence:\n  level: {}\n", c.level));
+        if let Some(ratio) = c.tail_ratio {
+            s.push_str(&format!("  tail_ratio: {ratio}\n"));
+        }
         if let Some(rank) = c.stage_rank {
             s.push_str(&format!("  stage_rank: {rank}\n"));
         }
