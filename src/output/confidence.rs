@@ -18,7 +18,7 @@
 //!
 //! `high`: all three; `low`: at most one (or no results); else `medium`.
 //! The thresholds were chosen on the dev questions (docs/accuracy.md,
-//! *Confidence*).
+//! *Suggestions and confidence*).
 
 use serde::Serialize;
 
@@ -36,7 +36,7 @@ pub(crate) struct Thresholds {
     pub(crate) concepts: usize,
 }
 
-/// The shipped thresholds, fitted on dev (docs/accuracy.md, *Confidence*).
+/// The shipped thresholds, fitted on dev (docs/accuracy.md, *Suggestions and confidence*).
 pub(crate) const THRESHOLDS: Thresholds = Thresholds {
     tail_ratio: 0.8,
     stage_rank: 2,
@@ -130,7 +130,11 @@ impl Confidence {
             .collect();
         matched_concepts.sort_unstable();
         matched_concepts.dedup();
-        let tail = if cut { results.last() } else { results.get(TAIL - 1) };
+        let tail = if cut {
+            results.last()
+        } else {
+            results.get(TAIL - 1)
+        };
         let tail_ratio = tail.map(|tail| match first.score > 0.0 {
             true => (tail.score / first.score).clamp(0.0, 1.0),
             false => 1.0,
@@ -267,7 +271,10 @@ mod tests {
         let q = query(&["dao"], &["ページング|paging|改ページ", "retry"]);
         let c = Confidence::with(
             &q,
-            &[row(1.0, &["paging", "改ページ", "retry→リトライ", "context"])],
+            &[row(
+                1.0,
+                &["paging", "改ページ", "retry→リトライ", "context"],
+            )],
             Some(1),
             false,
             THRESHOLDS,

@@ -16,8 +16,8 @@ use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher};
 
 pub(crate) mod adaptive;
 pub(crate) mod budget;
-pub(crate) mod confidence;
 pub(crate) mod build;
+pub(crate) mod confidence;
 pub(crate) mod passages;
 pub(crate) mod read;
 pub(crate) mod tokens;

@@ -215,7 +215,10 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
     );
     assert_eq!(structured, &cli_json);
     assert_eq!(structured["confidence"]["concepts"], 2, "{structured}");
-    assert_eq!(structured["keywords"]["l3"], json!(["check", "stale", "鮮度"]));
+    assert_eq!(
+        structured["keywords"]["l3"],
+        json!(["check", "stale", "鮮度"])
+    );
 
     // Passages: the same document and text as `kbidx search --passages`.
     let result = s.call(

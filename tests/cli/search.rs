@@ -141,8 +141,14 @@ fn search_json_document_schema() {
     assert!(["high", "medium", "low"].contains(&doc["confidence"]["level"].as_str().unwrap()));
     let confidence = &doc["confidence"];
     let matched = confidence["matched_concepts"].as_u64().unwrap();
-    assert!(matched <= confidence["concepts"].as_u64().unwrap(), "{confidence}");
-    assert!(confidence["stage_rank"].as_u64().unwrap() >= 1, "{confidence}");
+    assert!(
+        matched <= confidence["concepts"].as_u64().unwrap(),
+        "{confidence}"
+    );
+    assert!(
+        confidence["stage_rank"].as_u64().unwrap() >= 1,
+        "{confidence}"
+    );
     let results = doc["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
     assert!(doc["total"].as_u64().unwrap() >= 3);
