@@ -384,10 +384,10 @@ pub(crate) struct SearchArgs {
     /// Domain keywords (comma-separated, repeatable); 0 points under `--scoring seed`.
     #[arg(long, value_name = "KW,..", value_delimiter = ',')]
     pub(crate) l1: Vec<String>,
-    /// Component keywords (comma-separated, repeatable).
+    /// Component keywords (comma-separated, repeatable; `a|b` joins synonyms of one concept).
     #[arg(long, value_name = "KW,..", value_delimiter = ',')]
     pub(crate) l2: Vec<String>,
-    /// Function keywords (comma-separated, repeatable).
+    /// Function keywords (comma-separated, repeatable; `a|b` joins synonyms of one concept).
     #[arg(long, value_name = "KW,..", value_delimiter = ',')]
     pub(crate) l3: Vec<String>,
     /// Levelled keywords as JSON {"l1": [..], "l2": [..], "l3": [..]} from FILE, or `-` for stdin.

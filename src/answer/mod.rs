@@ -116,7 +116,7 @@ pub(crate) fn report(
         options.top,
     );
     report.suggest = searcher.suggest(&options.query, ranking, SUGGESTIONS);
-    report.confidence = crate::output::Confidence::of(&report.keywords, &report.results);
+    report.confidence = crate::output::Confidence::of(&options.query, &report, ranking);
     if let Some(matcher) = searcher.matcher()
         && options.expand > 0
         && !report.results.is_empty()
@@ -134,6 +134,19 @@ pub(crate) fn report(
         }
     }
     report
+}
+
+/// The confidence of `ranking` (`query` on `searcher` with `scoring`, at
+/// most `top` results), as [`report`] sets it: what eval calibrates.
+pub(crate) fn confidence(
+    searcher: &Searcher<'_>,
+    query: &Query,
+    scoring: Scoring,
+    ranking: &search::Ranking,
+    top: usize,
+) -> crate::output::Confidence {
+    let report = Report::of(searcher, query, scoring, ranking, top);
+    crate::output::Confidence::of(query, &report, ranking)
 }
 
 /// Attaches the results' content to `report` within `options`' budget,

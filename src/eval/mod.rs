@@ -132,6 +132,44 @@ pub struct CaseResult {
     pub returned: usize,
     /// Rank (1-based) of each expected section, `None` when not returned.
     pub ranks: Vec<ExpectedRank>,
+    /// The search's `confidence` (default and seed methods): its level and
+    /// the evidence, to re-fit the thresholds from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<CaseConfidence>,
+}
+
+/// A search's `confidence` (see docs/output.md).
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseConfidence {
+    /// `high`, `medium` or `low`.
+    pub level: &'static str,
+    /// The 10th result's score over the first's (absent: fewer than 10 rows scored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail_ratio: Option<f64>,
+    /// The first result's worst rank among the stages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage_rank: Option<usize>,
+    /// The query's concepts.
+    pub concepts: usize,
+    /// Those the first result matches.
+    pub matched_concepts: usize,
+}
+
+/// How often a confidence level occurs in a run, and how often its searches
+/// hold a must section in the top 3 and the top 30.
+#[derive(Debug, Clone, Serialize)]
+pub struct Calibration {
+    /// `high`, `medium` or `low`.
+    pub level: &'static str,
+    /// Queries at this level.
+    pub queries: usize,
+    /// Their share of the run's queries.
+    pub share: f64,
+    /// Share of them with a must section in the top 3 (a query without
+    /// must sections counts as found).
+    pub must_in_top_3: f64,
+    /// … in the top 30.
+    pub must_in_top_30: f64,
 }
 
 /// An expected section and where it ranked.
@@ -209,6 +247,11 @@ pub struct Metrics {
     /// Must sections answer recall counts (those with an answer phrase).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer_sections: Option<usize>,
+    /// Per `confidence` level (high, medium, low): how often it occurs and
+    /// how often a must section is near the top (empty when the method
+    /// sets no confidence: BM25).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calibration: Vec<Calibration>,
 }
 
 /// How deep a run looks: results per query, and the character budget of the hand-over.
@@ -430,6 +473,7 @@ pub(crate) fn evaluate_searcher(
                 // for each of ANSWER_BUDGETS, through the request path search
                 // and MCP run (default and seed methods, with content).
                 let mut handed: Option<[HashMap<String, String>; 3]> = None;
+                let mut confidence = None;
                 let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<String>) =
                     match method {
                         Method::Default | Method::Seed => {
@@ -440,6 +484,9 @@ pub(crate) fn evaluate_searcher(
                             };
                             let ranking =
                                 searcher.search_with(query, scoring, top, None, diversity)?;
+                            confidence = Some(crate::answer::confidence(
+                                searcher, query, scoring, &ranking, top,
+                            ));
                             if let Some(texts) = texts.as_mut()
                                 && case.expected.iter().any(|e| e.answer.is_some())
                             {
@@ -549,6 +596,13 @@ pub(crate) fn evaluate_searcher(
                     }
                 }
                 let mut result = score_case(case, &listed, &starts, &wholes, &folded);
+                result.confidence = confidence.map(|c| CaseConfidence {
+                    level: c.level,
+                    tail_ratio: c.tail_ratio,
+                    stage_rank: c.stage_rank,
+                    concepts: c.concepts,
+                    matched_concepts: c.matched_concepts,
+                });
                 if let Some(handed) = &handed {
                     for (rank, expected) in result.ranks.iter_mut().zip(&case.expected) {
                         let Some(phrase) = &expected.answer else {
@@ -664,6 +718,7 @@ fn score_case(
         id: case.id.clone(),
         returned: references.len(),
         ranks,
+        confidence: None,
     }
 }
 
@@ -805,7 +860,42 @@ fn metrics_within(results: &[CaseResult], chars: Option<usize>) -> Metrics {
             .as_ref()
             .map(|(_, ranked, total)| r4(*ranked as f64 / (*total).max(1) as f64)),
         answer_sections: answer.as_ref().map(|(_, _, total)| *total),
+        calibration: calibration(results),
     }
+}
+
+/// The calibration of `results`' confidence levels (see [`Calibration`]).
+fn calibration(results: &[CaseResult]) -> Vec<Calibration> {
+    if results.iter().all(|r| r.confidence.is_none()) {
+        return Vec::new();
+    }
+    let r4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    // The best rank of a must section (0 when the case has none: found).
+    let best = |r: &CaseResult| {
+        let mut must = r.ranks.iter().filter(|e| e.grade == Grade::Must).peekable();
+        must.peek()?;
+        Some(must.filter_map(|e| e.rank).min().unwrap_or(usize::MAX))
+    };
+    ["high", "medium", "low"]
+        .into_iter()
+        .map(|level| {
+            let at: Vec<&CaseResult> = results
+                .iter()
+                .filter(|r| r.confidence.as_ref().is_some_and(|c| c.level == level))
+                .collect();
+            let within = |k: usize| {
+                let n = at.iter().filter(|r| best(r).is_none_or(|b| b <= k)).count();
+                r4(n as f64 / at.len().max(1) as f64)
+            };
+            Calibration {
+                level,
+                queries: at.len(),
+                share: r4(at.len() as f64 / results.len().max(1) as f64),
+                must_in_top_3: within(3),
+                must_in_top_30: within(30),
+            }
+        })
+        .collect()
 }
 
 /// A plain-text report: one table row per run, then per-query ranks (when `details`).
@@ -859,6 +949,32 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
             }
         }
     }
+    if runs.iter().any(|r| !r.metrics.calibration.is_empty()) {
+        s.push_str(
+            "confidence (queries, share; of them with a must section in the top 3 / top 30):\n",
+        );
+        for r in runs {
+            let cells: Vec<String> = r
+                .metrics
+                .calibration
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} {:>3} {:.2} {:.2}/{:.2}",
+                        c.level, c.queries, c.share, c.must_in_top_3, c.must_in_top_30
+                    )
+                })
+                .collect();
+            if !cells.is_empty() {
+                s.push_str(&format!(
+                    "{:<9} {:<8}  {}\n",
+                    format!("{:?}", r.mode).to_lowercase(),
+                    format!("{:?}", r.method).to_lowercase(),
+                    cells.join("  ")
+                ));
+            }
+        }
+    }
     if runs.iter().any(|r| r.body) {
         s.push_str("(default: with the body stage; --no-body measures without)\n");
     }
@@ -896,6 +1012,7 @@ mod tests {
         CaseResult {
             id: "q".into(),
             returned,
+            confidence: None,
             ranks: ranks
                 .iter()
                 .map(|&(grade, rank)| ExpectedRank {

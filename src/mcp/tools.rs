@@ -50,7 +50,7 @@ pub(super) fn list() -> Value {
         json!({
             "type": "array",
             "items": { "type": "string" },
-            "description": format!("{level} keywords (also accepted: one comma-separated string)."),
+            "description": format!("{level} keywords (also accepted: one comma-separated string); `a|b` in one entry joins synonyms of one concept."),
         })
     };
     let read_only = json!({

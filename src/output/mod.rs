@@ -17,11 +17,13 @@ use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher};
 pub(crate) mod adaptive;
 pub(crate) mod budget;
 pub(crate) mod build;
+pub(crate) mod confidence;
 pub(crate) mod passages;
 pub(crate) mod read;
 pub(crate) mod tokens;
 
 use budget::{Budget, Spender};
+pub(crate) use confidence::Confidence;
 use passages::{DEFAULT_PASSAGE_CHARS, GAP, Paragraphs, QueryWords};
 
 /// Output format of `kbidx search`.
@@ -85,66 +87,6 @@ pub(crate) struct BudgetRow {
     /// Whether content was handed over as query-focused passages (`--passages`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub passages: bool,
-}
-
-/// How likely the top results answer the query, for an agent deciding on
-/// a second search: `coverage` is the share of the query's words (L1
-/// keywords aside: they are context) that the top [`CONFIDENCE_TOP`]
-/// results match in their own fields (title, hints, terms, path or text; a
-/// match only elsewhere in the file does not count); `level` is `low`
-/// below 0.5 coverage or without results, `high` from 0.8 coverage, else
-/// `medium`.
-#[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct Confidence {
-    /// `high`, `medium` or `low`.
-    pub level: &'static str,
-    /// Share of the query's words matched by the top results (0–1).
-    pub coverage: f64,
-}
-
-/// How many top results [`Confidence`] looks at.
-pub(crate) const CONFIDENCE_TOP: usize = 3;
-
-impl Confidence {
-    /// The confidence of `results` for the query's `keywords`.
-    pub(crate) fn of(keywords: &KeywordLists, results: &[ResultRow]) -> Self {
-        let words: Vec<String> = [&keywords.l2, &keywords.l3, &keywords.q]
-            .into_iter()
-            .flatten()
-            .map(|k| crate::text::normalize::normalize(k))
-            .collect();
-        let top = &results[..results.len().min(CONFIDENCE_TOP)];
-        if words.is_empty() || top.is_empty() {
-            return Self {
-                level: "low",
-                coverage: 0.0,
-            };
-        }
-        let matched: Vec<String> = top
-            .iter()
-            .flat_map(|r| &r.matched)
-            .filter(|m| m.field != "file")
-            .map(|m| crate::text::normalize::normalize(&m.keyword))
-            .collect();
-        // A keyword of several words counts when any of its words matched
-        // (the body stage matches a keyword's words one by one).
-        let covered = words
-            .iter()
-            .filter(|w| matched.iter().any(|m| m == *w || w.contains(m.as_str())))
-            .count();
-        let coverage = covered as f64 / words.len() as f64;
-        let level = if coverage < 0.5 {
-            "low"
-        } else if coverage >= 0.8 {
-            "high"
-        } else {
-            "medium"
-        };
-        Self {
-            level,
-            coverage: round(coverage),
-        }
-    }
 }
 
 /// Keywords by level.
@@ -767,11 +709,7 @@ impl Report {
             s.push_str(&format!("suggest: {}\n", words.join(", ")));
         }
         if !self.results.is_empty() {
-            s.push_str(&format!(
-                "confidence: {} (the top {CONFIDENCE_TOP} match {:.0}% of the query's words)\n",
-                self.confidence.level,
-                self.confidence.coverage * 100.0
-            ));
+            s.push_str(&self.confidence.describe());
         }
         if explain {
             s.push_str(&format!(
@@ -836,6 +774,18 @@ impl Report {
                 ));
             }
         }
+        let c = &self.confidence;
+        s.push_str(&format!("confidence:\n  level: {}\n", c.level));
+        if let Some(ratio) = c.tail_ratio {
+            s.push_str(&format!("  tail_ratio: {ratio}\n"));
+        }
+        if let Some(rank) = c.stage_rank {
+            s.push_str(&format!("  stage_rank: {rank}\n"));
+        }
+        s.push_str(&format!(
+            "  concepts: {}\n  matched_concepts: {}\n",
+            c.concepts, c.matched_concepts
+        ));
         let with_content = self.results.iter().any(|r| r.content.is_some());
         let with_excerpt = self.results.iter().any(|r| r.excerpt.is_some());
         let mut fields = vec![

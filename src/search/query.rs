@@ -48,6 +48,11 @@ pub struct Keyword {
     pub level: Level,
     /// 1.0, or 0.5 for a part of a longer compound extracted from the same question.
     pub weight: f64,
+    /// The concepts it names: keywords an agent grouped as synonyms
+    /// (`ページング|paging`) share one; every other keyword has its own; a
+    /// keyword given in two groups names both. Only `confidence` reads them
+    /// (synonyms of one concept count once).
+    pub concepts: Vec<usize>,
 }
 
 /// A search request: keywords, plus the question they came from, if any.
@@ -60,6 +65,8 @@ pub struct Query {
     /// What was cut to keep the work per query bounded (see [`MAX_QUESTION_CHARS`],
     /// [`MAX_KEYWORD_CHARS`], [`MAX_KEYWORDS`]), in words; empty when nothing was.
     pub truncated: Vec<String>,
+    /// Concepts numbered so far (see [`Keyword::concepts`]).
+    concepts: usize,
 }
 
 /// Characters of a question kbidx reads; the rest is cut (a pasted log is
@@ -105,7 +112,7 @@ impl Query {
             (Level::L3, &levels.l3),
         ] {
             for text in list {
-                query.push(text, level, 1.0);
+                query.push_synonyms(text, level);
             }
         }
         query
@@ -160,10 +167,32 @@ impl Query {
         Ok(())
     }
 
+    /// Adds the keywords of `text`, one concept: alternatives separated by
+    /// `|` (`ページング|paging|改ページ`) are synonyms the agent grouped, each
+    /// searched as a keyword of its own.
+    pub fn push_synonyms(&mut self, text: &str, level: Level) {
+        let concept = self.next_concept();
+        for alternative in text.split('|') {
+            self.push_concept(alternative, level, 1.0, concept);
+        }
+    }
+
+    /// A concept number no keyword has yet.
+    fn next_concept(&mut self) -> usize {
+        self.concepts += 1;
+        self.concepts - 1
+    }
+
     /// Adds one keyword unless it is empty or already present; one over
     /// [`MAX_KEYWORD_CHARS`] is cut, one past [`MAX_KEYWORDS`] dropped
     /// (both noted in [`Query::truncated`]).
     pub fn push(&mut self, text: &str, level: Level, weight: f64) {
+        let concept = self.next_concept();
+        self.push_concept(text, level, weight, concept);
+    }
+
+    /// [`Query::push`] as a keyword of `concept`.
+    fn push_concept(&mut self, text: &str, level: Level, weight: f64, concept: usize) {
         let (text, cut_keyword) = cut(text, MAX_KEYWORD_CHARS);
         if cut_keyword {
             self.note(format!(
@@ -171,7 +200,14 @@ impl Query {
             ));
         }
         let norm = normalize(text);
-        if norm.is_empty() || self.keywords.iter().any(|k| k.norm == norm) {
+        if norm.is_empty() {
+            return;
+        }
+        if let Some(k) = self.keywords.iter_mut().find(|k| k.norm == norm) {
+            // L1 keywords are context: a repeat at L1 names no concept.
+            if level != Level::L1 && !k.concepts.contains(&concept) {
+                k.concepts.push(concept);
+            }
             return;
         }
         if self.keywords.len() >= MAX_KEYWORDS {
@@ -185,6 +221,7 @@ impl Query {
             norm,
             level,
             weight,
+            concepts: vec![concept],
         });
     }
 
@@ -229,6 +266,33 @@ mod tests {
         let q = Query::from_levels(&levels);
         assert_eq!(q.keywords.len(), MAX_KEYWORDS);
         assert_eq!(q.truncated.len(), 1, "{:?}", q.truncated);
+        // Grouped synonyms share a concept; the rest have their own.
+        let levels = LevelledKeywords {
+            l2: vec!["DAO".into()],
+            l3: vec![
+                "ページング|paging| |改ページ".into(),
+                "limit".into(),
+                "dao|offset".into(),
+            ],
+            ..LevelledKeywords::default()
+        };
+        let q = Query::from_levels(&levels);
+        let concepts: Vec<(&str, &[usize])> = q
+            .keywords
+            .iter()
+            .map(|k| (k.text.as_str(), k.concepts.as_slice()))
+            .collect();
+        assert_eq!(
+            concepts,
+            [
+                ("DAO", &[0, 3][..]),
+                ("ページング", &[1]),
+                ("paging", &[1]),
+                ("改ページ", &[1]),
+                ("limit", &[2]),
+                ("offset", &[3]),
+            ]
+        );
         // A short query is not cut.
         let q = Query::from_question("ページングを実装したい").unwrap_or_default();
         assert!(q.truncated.is_empty());

@@ -17,11 +17,20 @@ fn eval_summary_runs() {
         "{}",
         run.stdout
     );
-    // keywords, terms and question, each with default and seed, and the note that
-    // default ran with the body stage; no per-query details. The knowledge
-    // directory is known, so R@chars is reported.
-    assert_eq!(lines.len(), 8, "{}", run.stdout);
-    assert!(lines[7].contains("body stage"), "{}", run.stdout);
+    // keywords, terms and question, each with default and seed, the
+    // calibration of their confidence levels, and the note that default ran
+    // with the body stage; no per-query details. The knowledge directory is
+    // known, so R@chars is reported.
+    assert_eq!(lines.len(), 15, "{}", run.stdout);
+    assert!(lines[7].starts_with("confidence"), "{}", run.stdout);
+    assert!(
+        lines[8..14]
+            .iter()
+            .all(|l| l.contains(" high ") && l.contains(" medium ") && l.contains(" low ")),
+        "{}",
+        run.stdout
+    );
+    assert!(lines[14].contains("body stage"), "{}", run.stdout);
     assert!(lines[0].ends_with("R@20000chars"), "{}", run.stdout);
     for mode in ["keywords", "terms", "question"] {
         for method in ["default", "seed"] {

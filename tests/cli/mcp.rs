@@ -203,6 +203,23 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
         "{structured}"
     );
 
+    // Grouped synonyms: one concept, the same confidence as the CLI's.
+    let result = s.call(
+        "search",
+        json!({ "l2": ["build"], "l3": ["check|stale|鮮度"], "top": 3 }),
+    );
+    let (_, structured) = ok(&result);
+    let (_, cli_json) = cli_search(
+        &sandbox,
+        &["--l2", "build", "--l3", "check|stale|鮮度", "--top", "3"],
+    );
+    assert_eq!(structured, &cli_json);
+    assert_eq!(structured["confidence"]["concepts"], 2, "{structured}");
+    assert_eq!(
+        structured["keywords"]["l3"],
+        json!(["check", "stale", "鮮度"])
+    );
+
     // Passages: the same document and text as `kbidx search --passages`.
     let result = s.call(
         "search",

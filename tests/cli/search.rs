@@ -139,7 +139,16 @@ fn search_json_document_schema() {
         assert!(s["results"].as_u64().unwrap() >= 1, "{s}");
     }
     assert!(["high", "medium", "low"].contains(&doc["confidence"]["level"].as_str().unwrap()));
-    assert!((0.0..=1.0).contains(&doc["confidence"]["coverage"].as_f64().unwrap()));
+    let confidence = &doc["confidence"];
+    let matched = confidence["matched_concepts"].as_u64().unwrap();
+    assert!(
+        matched <= confidence["concepts"].as_u64().unwrap(),
+        "{confidence}"
+    );
+    assert!(
+        confidence["stage_rank"].as_u64().unwrap() >= 1,
+        "{confidence}"
+    );
     let results = doc["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
     assert!(doc["total"].as_u64().unwrap() >= 3);
@@ -839,7 +848,8 @@ fn skill_md_matches_the_index_and_the_json() {
         "budget",
         "suggest",
         "confidence",
-        "coverage",
+        "concepts",
+        "matched_concepts",
         "results",
     ] {
         assert!(
