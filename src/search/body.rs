@@ -820,13 +820,18 @@ impl BodyIndex {
                 file_points.push((file, w, points));
             }
         }
+        // What one point of a word's own match and of its file's adds to a
+        // row's score: `matched` reports points on the score's scale, so that
+        // a row's entries sum to its score.
+        let mut scale = (1.0, 0.0);
         if file_share > 0.0 {
             let best_row = scores.iter().copied().fold(0.0, f64::max);
             let best_file = file_scores.iter().copied().fold(0.0, f64::max);
             if best_row > 0.0 && best_file > 0.0 {
+                scale = ((1.0 - file_share) / best_row, file_share / best_file);
                 for (row, score) in scores.iter_mut().enumerate() {
                     let file = self.file_of(row).map_or(0.0, |f| file_scores[f]);
-                    *score = (1.0 - file_share) * *score / best_row + file_share * file / best_file;
+                    *score = scale.0 * *score + scale.1 * file;
                 }
             }
         }
@@ -872,7 +877,7 @@ impl BodyIndex {
                 let hit = &mut ranked[i];
                 let (p, field) = points(word, idf, hit.row, counts);
                 hit.matched
-                    .push((word.shown(), word.level, FIELD_NAMES[field], p));
+                    .push((word.shown(), word.level, FIELD_NAMES[field], p * scale.0));
             }
         }
         if !file_points.is_empty() {
@@ -903,7 +908,7 @@ impl BodyIndex {
                 for &i in &ranked_files[&file] {
                     ranked[i]
                         .matched
-                        .push((words.join(" "), level, "file", points));
+                        .push((words.join(" "), level, "file", points * scale.1));
                 }
             }
         }

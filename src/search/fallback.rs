@@ -426,6 +426,41 @@ impl Corpus {
     }
 }
 
+impl Corpus {
+    /// Sections searched.
+    pub(crate) fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// For each of `patterns` (normalised: NFKC + case folding), the rows
+    /// whose section text holds it literally, Latin ends on word boundaries
+    /// (`id` is not found in `identifier`), rows ascending. One automaton,
+    /// one pass over the text: linear in the text's size.
+    pub(crate) fn literal(&self, patterns: &[String]) -> Vec<Vec<usize>> {
+        let mut rows = vec![Vec::new(); patterns.len()];
+        if patterns.is_empty() || patterns.iter().any(String::is_empty) {
+            return rows;
+        }
+        let Ok(automaton) = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .kind(Some(crate::search::score::automaton_kind(patterns)))
+            .build(patterns)
+        else {
+            return rows;
+        };
+        for (row, doc) in self.docs.iter().enumerate() {
+            let text = doc.fields[2].as_str();
+            for m in automaton.find_overlapping_iter(text) {
+                let p = m.pattern().as_usize();
+                if rows[p].last() != Some(&row) && on_word_boundaries(text, m.start(), m.end()) {
+                    rows[p].push(row);
+                }
+            }
+        }
+        rows
+    }
+}
+
 impl Doc {
     fn new(title: &str, hints: &str, body: String) -> Self {
         let norm = normalize(&body);
@@ -554,6 +589,9 @@ pub enum Source {
     Fulltext(usize),
     /// The body stage's hit at this position (a row the index pass did not return).
     Body(usize),
+    /// A row only a keyword's literal match in its section text found (levelled
+    /// keywords; the body stage's own words did not rank it).
+    Text(usize),
     /// The PostgreSQL backend's hit at this position.
     Pg(usize),
 }
@@ -733,6 +771,7 @@ mod tests {
                 .collect(),
             total: scores.len(),
             mode: None,
+            ideal: 1.0,
         };
         let on = Settings {
             enabled: true,
