@@ -155,8 +155,9 @@ pub struct Ranking {
 /// How one result's matches add up to its score (see docs/ranking.md).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Parts {
-    /// Factor on the index pass's points: 1 for levelled keywords; for a
-    /// question, its share of the fused score (`alpha · normalised / score`).
+    /// Factor on the index pass's points: 1 for levelled keywords (the
+    /// two-pass search: its blend over the points); for a question, its share
+    /// of the fused score (`alpha · normalised / points`).
     pub(crate) index: f64,
     /// Factor on the body stage's points, or `None` when they are not in the
     /// score (levelled keywords: the body stage only breaks ties).
@@ -680,14 +681,21 @@ impl IndexBackend<'_> {
             }
         }
         let index_total = outcome.total;
+        // The index pass's matched points of a row sum to its score, except
+        // in the two-pass search, whose score is a blend: `matched` scales them.
+        let matched_sum = |source: Source| match source {
+            Source::Index(i) => outcome.hits[i].matched.iter().map(|m| m.points).sum(),
+            _ => 0.0,
+        };
         let mut ranked: Vec<(usize, Source, f64, f64, Parts)> = rows
             .into_iter()
             .map(|(row, (source, normalized, raw, body_score))| {
                 if !question {
                     let matches = text.remove(&row).unwrap_or_default();
                     let score = raw + matches.iter().map(|m| m.2).sum::<f64>();
+                    let sum: f64 = matched_sum(source);
                     let parts = Parts {
-                        index: 1.0,
+                        index: if sum > 0.0 { raw / sum } else { 1.0 },
                         body: None,
                         text: matches,
                     };
@@ -700,10 +708,9 @@ impl IndexBackend<'_> {
                 };
                 let score = alpha * normalized + (1.0 - alpha) * body_score;
                 let parts = Parts {
-                    index: if raw > 0.0 {
-                        alpha * normalized / raw
-                    } else {
-                        0.0
+                    index: match matched_sum(source) {
+                        sum if sum > 0.0 => alpha * normalized / sum,
+                        _ => 0.0,
                     },
                     body: Some((1.0 - alpha) / best),
                     text: Vec::new(),

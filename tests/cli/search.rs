@@ -194,7 +194,8 @@ fn search_json_document_schema() {
                     "file_title",
                     "terms",
                     "body",
-                    "file"
+                    "file",
+                    "text"
                 ]
                 .contains(&m["field"].as_str().unwrap()),
                 "{m}"
