@@ -426,41 +426,6 @@ impl Corpus {
     }
 }
 
-impl Corpus {
-    /// Sections searched.
-    pub(crate) fn len(&self) -> usize {
-        self.docs.len()
-    }
-
-    /// For each of `patterns` (normalised: NFKC + case folding), the rows
-    /// whose section text holds it literally, Latin ends on word boundaries
-    /// (`id` is not found in `identifier`), rows ascending. One automaton,
-    /// one pass over the text: linear in the text's size.
-    pub(crate) fn literal(&self, patterns: &[String]) -> Vec<Vec<usize>> {
-        let mut rows = vec![Vec::new(); patterns.len()];
-        if patterns.is_empty() || patterns.iter().any(String::is_empty) {
-            return rows;
-        }
-        let Ok(automaton) = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .kind(Some(crate::search::score::automaton_kind(patterns)))
-            .build(patterns)
-        else {
-            return rows;
-        };
-        for (row, doc) in self.docs.iter().enumerate() {
-            let text = doc.fields[2].as_str();
-            for m in automaton.find_overlapping_iter(text) {
-                let p = m.pattern().as_usize();
-                if rows[p].last() != Some(&row) && on_word_boundaries(text, m.start(), m.end()) {
-                    rows[p].push(row);
-                }
-            }
-        }
-        rows
-    }
-}
-
 impl Doc {
     fn new(title: &str, hints: &str, body: String) -> Self {
         let norm = normalize(&body);
@@ -479,7 +444,7 @@ fn searchable(norm: &str) -> bool {
 
 /// Whether `text[start..end]` sits on word boundaries at its ASCII-alphanumeric
 /// ends (Japanese ends always do): `per` does not match in `property`.
-fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
+pub(crate) fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
     let alnum = |x: u8| x.is_ascii_alphanumeric();
     let left = start == 0 || !alnum(b[start]) || !alnum(b[start - 1]);

@@ -560,13 +560,7 @@ impl IndexBackend<'_> {
             let (matcher, cache) = (&self.matcher, self.cache.as_ref());
             let knowledge = self.knowledge.as_deref();
             let loaded = self.body_index.get();
-            // Levelled L2/L3 keywords are also looked for literally in the
-            // section text, which the body index does not keep: read once.
-            let text_wanted = !literal_keywords(query).is_empty() && self.corpus.get().is_none();
-            let (outcome, hits, fresh, corpus) = std::thread::scope(|scope| {
-                let reader = text_wanted.then(|| {
-                    scope.spawn(move || knowledge.map(|k| Corpus::load(&matcher.entries(), k)))
-                });
+            let (outcome, hits, fresh) = std::thread::scope(|scope| {
                 let worker = scope.spawn(move || match loaded {
                     Some(index) => (None, index.as_ref().map(body_pass)),
                     None => {
@@ -580,18 +574,15 @@ impl IndexBackend<'_> {
                 let (fresh, hits) = worker
                     .join()
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                let corpus =
-                    reader.and_then(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-                (outcome, hits, fresh, corpus)
+                (outcome, hits, fresh)
             });
             if let Some(index) = fresh {
                 let _ = self.body_index.set(index);
             }
-            if let Some(corpus) = corpus {
-                let _ = self.corpus.set(corpus);
-            }
             if let (Some(hits), Some(Some(index))) = (hits, self.body_index.get()) {
-                let text = self.corpus.get().map(|c| literal(query, c));
+                // Levelled L2/L3 keywords are also looked for literally in
+                // the section text the body index keeps.
+                let text = query.question.is_none().then(|| literal(query, index));
                 return self.fused(query, cut, outcome, body, (hits, index.unreadable), text);
             }
         }
@@ -818,12 +809,12 @@ fn literal_keywords(query: &Query) -> Vec<&super::Keyword> {
 /// (NFKC + case folding both sides, Latin ends on word boundaries), each such
 /// keyword with its weight times its idf over the sections' text (the
 /// caller applies [`TEXT_WEIGHT`]).
-fn literal(query: &Query, corpus: &Corpus) -> HashMap<usize, Vec<TextMatch>> {
+fn literal(query: &Query, index: &BodyIndex) -> HashMap<usize, Vec<TextMatch>> {
     let keywords = literal_keywords(query);
     let patterns: Vec<String> = keywords.iter().map(|k| k.norm.clone()).collect();
-    let n = corpus.len() as f64;
+    let n = index.rows() as f64;
     let mut out: HashMap<usize, Vec<TextMatch>> = HashMap::new();
-    for (k, rows) in keywords.iter().zip(corpus.literal(&patterns)) {
+    for (k, rows) in keywords.iter().zip(index.literal(&patterns)) {
         let idf = super::bm25::idf(n, rows.len() as f64);
         for row in rows {
             out.entry(row)
