@@ -7,7 +7,9 @@
 //! folding, IPADIC content words), so a question's words meet the words the
 //! section is written in. [`BodyIndex::build`] reads every section once
 //! through the one knowledge reader; the search cache keeps the result, so a
-//! search only looks its query words up.
+//! search only looks its query words up. It also keeps each section's
+//! normalised text, which levelled keywords are looked for in literally
+//! ([`BodyIndex::literal`]).
 //!
 //! Scoring is BM25F: a word's frequency in a row is the weighted sum of its
 //! per-field frequencies, each length-normalised against the field's mean
@@ -74,7 +76,8 @@ impl Default for Params {
 /// field), then the field lengths of each row (`u32` × 4), the word offsets
 /// into the word bytes and the posting offsets (`u32`, one more than words
 /// each), the words' bytes (sorted), and the postings (`u32` row, `u16` × 4
-/// frequencies), row ascending per word.
+/// frequencies), row ascending per word, then each row's normalised section
+/// text (`u32` offsets, one more than rows, and the bytes), then the file list.
 #[derive(Debug)]
 pub(crate) struct BodyIndex {
     bytes: Bytes,
