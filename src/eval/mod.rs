@@ -85,6 +85,22 @@ pub enum Method {
     Seed,
     /// Reference: plain BM25 over title + hints + section text (needs the knowledge directory).
     Bm25,
+    /// Reference: the same BM25 run once per keyword, the rankings fused by reciprocal rank (k = 60).
+    #[value(name = "bm25-rrf")]
+    #[serde(rename = "bm25-rrf")]
+    Bm25Rrf,
+}
+
+impl Method {
+    /// The method's name, as `--scoring` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::Seed => "seed",
+            Self::Bm25 => "bm25",
+            Self::Bm25Rrf => "bm25-rrf",
+        }
+    }
 }
 
 /// Reads an eval file (JSON Lines; blank lines skipped).
@@ -392,7 +408,7 @@ pub fn evaluate_with_links(
     let mut matcher = Matcher::new(index)?;
     matcher.build_words(0)?;
     let searcher = Searcher::new(matcher, settings, knowledge.map(Path::to_path_buf));
-    let bm25 = if methods.contains(&Method::Bm25) {
+    let bm25 = if methods.contains(&Method::Bm25) || methods.contains(&Method::Bm25Rrf) {
         let dir = knowledge.ok_or_else(|| {
             Error::Usage("--scoring bm25 needs the knowledge directory (section text)".into())
         })?;
@@ -510,14 +526,18 @@ pub(crate) fn evaluate_searcher(
                                 .collect();
                             (searcher.references(&ranking), ranking.more, bridged)
                         }
-                        Method::Bm25 => {
+                        Method::Bm25 | Method::Bm25Rrf => {
                             let (Some(bm25), Some(index)) = (extras.bm25, extras.index) else {
                                 return Err(Error::Usage(
                                 "--scoring bm25 needs the index file and the knowledge directory"
                                     .into(),
                             ));
                             };
-                            let rows = bm25.search(query, top)?;
+                            let rows = if method == Method::Bm25 {
+                                bm25.search(query, top)?
+                            } else {
+                                bm25.search_rrf(query, top)?
+                            };
                             let references = rows
                                 .into_iter()
                                 .map(|(row, _)| index.entries[row].reference.clone())
@@ -913,7 +933,7 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
         s.push_str(&format!(
             "{:<9} {:<8} {:>7}  {:.4}  {:.4}  {:.4}  {:.4}  {:.4}  {:.4}  {}",
             format!("{:?}", r.mode).to_lowercase(),
-            format!("{:?}", r.method).to_lowercase(),
+            r.method.as_str(),
             m.queries,
             m.recall_at_10,
             m.recall_at_20,
@@ -941,7 +961,7 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
                 s.push_str(&format!(
                     "{:<9} {:<8} {n:>7}  {:.4}  {:.4}  {:.4}  (ranked {ranked:.4})\n",
                     format!("{:?}", r.mode).to_lowercase(),
-                    format!("{:?}", r.method).to_lowercase(),
+                    r.method.as_str(),
                     a[0],
                     a[1],
                     a[2],
@@ -983,7 +1003,11 @@ pub fn render_text(runs: &[Run], details: bool) -> String {
     }
     if details {
         for r in runs {
-            s.push_str(&format!("\n# {:?} / {:?}\n", r.mode, r.method).to_lowercase());
+            s.push_str(&format!(
+                "\n# {} / {}\n",
+                format!("{:?}", r.mode).to_lowercase(),
+                r.method.as_str()
+            ));
             for c in &r.cases {
                 let ranks: Vec<String> = c
                     .ranks

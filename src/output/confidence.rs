@@ -212,6 +212,8 @@ mod tests {
                 points: 1.0,
                 partial: None,
                 stage: None,
+                counted: true,
+                why: None,
             })
             .collect();
         ResultRow::of("a.json#s1", "", (score, 1.0), "index", matched)

@@ -239,10 +239,25 @@ pub(crate) struct MatchedRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<Vec<String>>,
     /// `body` for a match of the body stage (a word of the section's title,
-    /// hints, terms or text, as tokenised); absent for the index pass's.
+    /// hints, terms or text, as tokenised, or a keyword found literally in
+    /// the text, field `text`); absent for the index pass's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage: Option<&'static str>,
+    /// Whether `points` is part of `score` (absent when it is): the counted
+    /// entries of a result sum to its score.
+    #[serde(skip_serializing_if = "is_true")]
+    pub counted: bool,
+    /// Why an entry is not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<&'static str>,
 }
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+/// Why the body stage's entries are not in a levelled-keyword search's score.
+const TIE_BREAK_ONLY: &str = "levelled keywords: the body stage's words only break ties";
 
 impl From<&crate::search::Match> for MatchedRow {
     fn from(m: &crate::search::Match) -> Self {
@@ -253,6 +268,8 @@ impl From<&crate::search::Match> for MatchedRow {
             points: round(m.points),
             partial: m.partial.clone(),
             stage: None,
+            counted: true,
+            why: None,
         }
     }
 }
@@ -266,6 +283,8 @@ impl From<&fallback::TermMatch> for MatchedRow {
             points: round(m.points),
             partial: m.partial.clone(),
             stage: None,
+            counted: true,
+            why: None,
         }
     }
 }
@@ -307,6 +326,8 @@ impl Report {
                     points: round(*weight),
                     partial: None,
                     stage: Some("pg"),
+                    counted: true,
+                    why: None,
                 })
                 .collect();
             report.results.push(ResultRow {
@@ -434,6 +455,9 @@ impl Report {
                         Vec::new(),
                     ))
                 }
+                fallback::Source::Text(row) => {
+                    Some(ResultRow::new(entries, row, (0.0, 0.0), "body", Vec::new()))
+                }
                 // Not in an index ranking.
                 fallback::Source::Pg(_) => None,
             };
@@ -447,16 +471,44 @@ impl Report {
                     row.score = round(score);
                     row.normalized_score = round(normalized);
                 }
+                let parts = ranking.parts.get(i);
+                if let Some(parts) = parts {
+                    // The index pass's points, on the score's scale.
+                    if parts.index != 1.0 {
+                        for m in row.matched.iter_mut().filter(|m| m.stage.is_none()) {
+                            m.points = round(m.points * parts.index);
+                        }
+                    }
+                    row.matched
+                        .extend(
+                            parts
+                                .text
+                                .iter()
+                                .map(|(keyword, level, points)| MatchedRow {
+                                    keyword: keyword.clone(),
+                                    level: level.as_str(),
+                                    field: "text",
+                                    points: round(*points),
+                                    partial: None,
+                                    stage: Some("body"),
+                                    counted: true,
+                                    why: None,
+                                }),
+                        );
+                }
                 if let Some(hit) = ranking.body.iter().find(|h| h.row == rows[i]) {
+                    let factor = parts.map_or(Some(1.0), |p| p.body);
                     row.matched
                         .extend(hit.matched.iter().map(|(word, level, field, points)| {
                             MatchedRow {
                                 keyword: word.clone(),
                                 level: level.as_str(),
                                 field,
-                                points: round(*points),
+                                points: round(*points * factor.unwrap_or(1.0)),
                                 partial: None,
                                 stage: Some("body"),
+                                counted: factor.is_some(),
+                                why: factor.is_none().then_some(TIE_BREAK_ONLY),
                             }
                         }));
                 }
@@ -681,8 +733,9 @@ impl Report {
                         .stage
                         .map(|stage| format!(" ({stage} stage)"))
                         .unwrap_or_default();
+                    let counted = if m.counted { "" } else { " [not in score]" };
                     s.push_str(&format!(
-                        "       {:<2} {:<10} {:>+8.3}  {}{partial}{stage}\n",
+                        "       {:<2} {:<10} {:>+8.3}  {}{partial}{stage}{counted}\n",
                         m.level, m.field, m.points, m.keyword
                     ));
                 }

@@ -5,7 +5,8 @@
 //! text, and indexes its content words ([`terms`]); [`Bm25Index::search`]
 //! ranks rows for a [`Query`] with standard Okapi BM25 (k1 = 1.2, b = 0.75).
 //! It tells how far ranking on the full section text gets, as a yardstick for
-//! kbidx's scoring, which sees only titles and hints.
+//! kbidx's scoring. [`Bm25Index::search_rrf`] runs it once per keyword and
+//! fuses the rankings by reciprocal rank (`kbidx eval --scoring bm25-rrf`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,6 +22,9 @@ use crate::text::tokenize::{Pos, tokenize};
 const K1: f64 = 1.2;
 /// Length normalisation.
 const B: f64 = 0.75;
+/// Reciprocal rank fusion's constant (the usual 60): a row's share from one
+/// ranking is `1 / (RRF_K + rank)`.
+const RRF_K: f64 = 60.0;
 
 /// An inverted index of the rows' documents.
 #[derive(Debug, Default)]
@@ -93,9 +97,47 @@ impl Bm25Index {
                 }
             }
         }
+        let mut ranked = self.rank(&query_terms);
+        ranked.truncate(top);
+        Ok(ranked)
+    }
+
+    /// Ranks rows by BM25 once per keyword of `query` and fuses the rankings
+    /// by reciprocal rank: a row scores `Σ 1 / (RRF_K + rank)` over the
+    /// keywords that rank it (rank from 1). The best `top` (row, score), by
+    /// score descending, then row ascending. The reference method for
+    /// levelled keywords: each keyword is a search of its own, as an agent's
+    /// keywords are.
+    pub(crate) fn search_rrf(&self, query: &Query, top: usize) -> Result<Vec<(usize, f64)>> {
+        let mut fused: HashMap<usize, f64> = HashMap::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for k in &query.keywords {
+            if seen.contains(&k.norm.as_str()) {
+                continue;
+            }
+            seen.push(&k.norm);
+            let mut query_terms: Vec<String> = Vec::new();
+            for t in terms(&k.norm)? {
+                if !query_terms.contains(&t) {
+                    query_terms.push(t);
+                }
+            }
+            for (rank, (row, _)) in self.rank(&query_terms).into_iter().enumerate() {
+                *fused.entry(row).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+            }
+        }
+        let mut ranked: Vec<(usize, f64)> = fused.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(top);
+        Ok(ranked)
+    }
+
+    /// Every row with a positive BM25 score for `query_terms`, by score
+    /// descending, then row ascending.
+    fn rank(&self, query_terms: &[String]) -> Vec<(usize, f64)> {
         let n = self.len() as f64;
         let mut scores: HashMap<usize, f64> = HashMap::new();
-        for t in &query_terms {
+        for t in query_terms {
             let Some(&id) = self.ids.get(t) else { continue };
             let postings = &self.postings[id];
             let idf = idf(n, postings.len() as f64);
@@ -108,8 +150,7 @@ impl Bm25Index {
         }
         let mut ranked: Vec<(usize, f64)> = scores.into_iter().filter(|&(_, s)| s > 0.0).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        ranked.truncate(top);
-        Ok(ranked)
+        ranked
     }
 }
 

@@ -7,7 +7,9 @@
 //! folding, IPADIC content words), so a question's words meet the words the
 //! section is written in. [`BodyIndex::build`] reads every section once
 //! through the one knowledge reader; the search cache keeps the result, so a
-//! search only looks its query words up.
+//! search only looks its query words up. It also keeps each section's
+//! normalised text, which levelled keywords are looked for in literally
+//! ([`BodyIndex::literal`]).
 //!
 //! Scoring is BM25F: a word's frequency in a row is the weighted sum of its
 //! per-field frequencies, each length-normalised against the field's mean
@@ -74,7 +76,8 @@ impl Default for Params {
 /// field), then the field lengths of each row (`u32` × 4), the word offsets
 /// into the word bytes and the posting offsets (`u32`, one more than words
 /// each), the words' bytes (sorted), and the postings (`u32` row, `u16` × 4
-/// frequencies), row ascending per word.
+/// frequencies), row ascending per word, then each row's normalised section
+/// text (`u32` offsets, one more than rows, and the bytes), then the file list.
 #[derive(Debug)]
 pub(crate) struct BodyIndex {
     bytes: Bytes,
@@ -92,6 +95,9 @@ pub(crate) struct BodyIndex {
     posting_offsets_at: usize,
     words_at: usize,
     postings_at: usize,
+    /// Where each row's normalised section text starts (offsets into the text bytes).
+    text_offsets_at: usize,
+    text_at: usize,
     /// Rows whose section text could not be read (missing file, invalid JSON,
     /// outside the knowledge directory, unknown id): they keep their other fields.
     pub(crate) unreadable: usize,
@@ -118,7 +124,7 @@ impl Bytes {
     }
 }
 
-const MAGIC: &[u8; 8] = b"KBIDXB02";
+const MAGIC: &[u8; 8] = b"KBIDXB03";
 /// Header size: magic, index hash (16), fingerprint (8), four `u32` counts, four `f64` means.
 const HEADER: usize = 8 + 16 + 8 + 16 + 32;
 const POSTING: usize = 4 + 2 * N_FIELDS;
@@ -333,7 +339,7 @@ impl BodyIndex {
             crate::progress::Progress::new("search cache: body index", groups.len(), "files");
         let tokenised = super::haystack::in_parallel(&chunks, |groups| {
             let root = Root::new(knowledge);
-            let mut rows: Vec<([Vec<String>; N_FIELDS], bool)> = Vec::new();
+            let mut rows: Vec<([Vec<String>; N_FIELDS], bool, String)> = Vec::new();
             for group in groups.iter() {
                 progress.advance(1);
                 let file = split_reference(&entries[group.start].reference).0;
@@ -354,6 +360,7 @@ impl BodyIndex {
                             words(body.as_deref().unwrap_or("")),
                         ],
                         body.is_some(),
+                        crate::text::normalize::normalize(body.as_deref().unwrap_or("")),
                     ));
                 }
             }
@@ -363,7 +370,9 @@ impl BodyIndex {
         let mut totals = [0u64; N_FIELDS];
         let mut unreadable = 0;
         let mut words: HashMap<String, Vec<(u32, [u16; N_FIELDS])>> = HashMap::new();
-        for (row, (fields, readable)) in tokenised.into_iter().flatten().enumerate() {
+        let mut texts: Vec<String> = Vec::new();
+        for (row, (fields, readable, text)) in tokenised.into_iter().flatten().enumerate() {
+            texts.push(text);
             if !readable {
                 unreadable += 1;
             }
@@ -434,6 +443,17 @@ impl BodyIndex {
                 }
             }
         }
+        // Each row's section text, normalised: levelled keywords are also
+        // looked for in it literally (see `literal`).
+        let mut offset = 0u32;
+        out.extend_from_slice(&offset.to_le_bytes());
+        for text in &texts {
+            offset = offset.saturating_add(text.len() as u32);
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        for text in &texts {
+            out.extend_from_slice(text.as_bytes());
+        }
         // The file list last: a cached entry re-checks these files.
         out.extend_from_slice(&(files.len() as u32).to_le_bytes());
         for file in &files {
@@ -471,7 +491,9 @@ impl BodyIndex {
         let words_at = posting_offsets_at + (n_words + 1) * 4;
         let words_len = u32_at(b, word_offsets_at + n_words * 4)? as usize;
         let postings_at = words_at + words_len;
-        let files_at = postings_at + n_postings * POSTING;
+        let text_offsets_at = postings_at + n_postings * POSTING;
+        let text_at = text_offsets_at + (n_rows + 1) * 4;
+        let files_at = text_at + u32_at(b, text_offsets_at + n_rows * 4)? as usize;
         if u32_at(b, posting_offsets_at + n_words * 4)? as usize != n_postings {
             return None;
         }
@@ -518,8 +540,53 @@ impl BodyIndex {
             posting_offsets_at,
             words_at,
             postings_at,
+            text_offsets_at,
+            text_at,
             unreadable,
         })
+    }
+
+    /// Row `row`'s section text, normalised (empty when out of range or damaged).
+    fn text(&self, row: usize) -> &str {
+        let b = self.bytes.as_slice();
+        let at = |i: usize| u32_at(b, self.text_offsets_at + 4 * i).map(|o| o as usize);
+        match (at(row), at(row + 1)) {
+            (Some(start), Some(end)) if row < self.n_rows => b
+                .get(self.text_at + start..self.text_at + end)
+                .and_then(|t| std::str::from_utf8(t).ok())
+                .unwrap_or(""),
+            _ => "",
+        }
+    }
+
+    /// For each of `patterns` (normalised: NFKC + case folding), the rows
+    /// whose section text holds it literally, Latin ends on word boundaries
+    /// (`id` is not found in `identifier`), rows ascending. One automaton,
+    /// one pass over the text: linear in the text's size.
+    pub(crate) fn literal(&self, patterns: &[String]) -> Vec<Vec<usize>> {
+        let mut rows = vec![Vec::new(); patterns.len()];
+        if patterns.is_empty() || patterns.iter().any(String::is_empty) {
+            return rows;
+        }
+        let Ok(automaton) = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::Standard)
+            .kind(Some(crate::search::score::automaton_kind(patterns)))
+            .build(patterns)
+        else {
+            return rows;
+        };
+        for row in 0..self.n_rows {
+            let text = self.text(row);
+            for m in automaton.find_overlapping_iter(text) {
+                let p = m.pattern().as_usize();
+                if rows[p].last() != Some(&row)
+                    && crate::search::fallback::on_word_boundaries(text, m.start(), m.end())
+                {
+                    rows[p].push(row);
+                }
+            }
+        }
+        rows
     }
 
     /// A cached body index: the mapped entry `file`, if it was built for the
@@ -820,13 +887,18 @@ impl BodyIndex {
                 file_points.push((file, w, points));
             }
         }
+        // What one point of a word's own match and of its file's adds to a
+        // row's score: `matched` reports points on the score's scale, so that
+        // a row's entries sum to its score.
+        let mut scale = (1.0, 0.0);
         if file_share > 0.0 {
             let best_row = scores.iter().copied().fold(0.0, f64::max);
             let best_file = file_scores.iter().copied().fold(0.0, f64::max);
             if best_row > 0.0 && best_file > 0.0 {
+                scale = ((1.0 - file_share) / best_row, file_share / best_file);
                 for (row, score) in scores.iter_mut().enumerate() {
                     let file = self.file_of(row).map_or(0.0, |f| file_scores[f]);
-                    *score = (1.0 - file_share) * *score / best_row + file_share * file / best_file;
+                    *score = scale.0 * *score + scale.1 * file;
                 }
             }
         }
@@ -872,7 +944,7 @@ impl BodyIndex {
                 let hit = &mut ranked[i];
                 let (p, field) = points(word, idf, hit.row, counts);
                 hit.matched
-                    .push((word.shown(), word.level, FIELD_NAMES[field], p));
+                    .push((word.shown(), word.level, FIELD_NAMES[field], p * scale.0));
             }
         }
         if !file_points.is_empty() {
@@ -903,7 +975,7 @@ impl BodyIndex {
                 for &i in &ranked_files[&file] {
                     ranked[i]
                         .matched
-                        .push((words.join(" "), level, "file", points));
+                        .push((words.join(" "), level, "file", points * scale.1));
                 }
             }
         }

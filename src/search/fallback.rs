@@ -444,7 +444,7 @@ fn searchable(norm: &str) -> bool {
 
 /// Whether `text[start..end]` sits on word boundaries at its ASCII-alphanumeric
 /// ends (Japanese ends always do): `per` does not match in `property`.
-fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
+pub(crate) fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
     let alnum = |x: u8| x.is_ascii_alphanumeric();
     let left = start == 0 || !alnum(b[start]) || !alnum(b[start - 1]);
@@ -554,6 +554,9 @@ pub enum Source {
     Fulltext(usize),
     /// The body stage's hit at this position (a row the index pass did not return).
     Body(usize),
+    /// A row only a keyword's literal match in its section text found (levelled
+    /// keywords; the body stage's own words did not rank it).
+    Text(usize),
     /// The PostgreSQL backend's hit at this position.
     Pg(usize),
 }
@@ -733,6 +736,7 @@ mod tests {
                 .collect(),
             total: scores.len(),
             mode: None,
+            ideal: 1.0,
         };
         let on = Settings {
             enabled: true,

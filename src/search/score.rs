@@ -97,6 +97,9 @@ pub struct Outcome {
     pub total: usize,
     /// Default scoring with the two-pass search on: which mode ran and why.
     pub mode: Option<SearchMode>,
+    /// The score `normalized` divides by: a row matching every keyword in
+    /// its hints (0 when no keyword can score).
+    pub ideal: f64,
 }
 
 /// The seed rule: see module docs.
@@ -222,6 +225,7 @@ pub(super) fn default_scoring(
             hits: Vec::new(),
             total: 0,
             mode: None,
+            ideal: 0.0,
         };
     };
 
@@ -281,7 +285,12 @@ pub(super) fn default_scoring(
             }
         })
         .collect();
-    Outcome { hits, total, mode }
+    Outcome {
+        hits,
+        total,
+        mode,
+        ideal: if blended { 1.0 } else { ideal },
+    }
 }
 
 /// A second pass over the flat scores (the two-pass file → section blend,
@@ -475,6 +484,7 @@ fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
         hits,
         total,
         mode: None,
+        ideal,
     }
 }
 

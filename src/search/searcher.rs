@@ -147,7 +147,33 @@ pub struct Ranking {
     pub more: Vec<Vec<String>>,
     /// The PostgreSQL backend's hits (`Source::Pg` points here).
     pub(crate) pg: Vec<PgHit>,
+    /// Per result of `order`, when the body stage ran: how the points of
+    /// what it matched add up to its score.
+    pub(crate) parts: Vec<Parts>,
 }
+
+/// How one result's matches add up to its score (see docs/ranking.md).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Parts {
+    /// Factor on the index pass's points: 1 for levelled keywords (the
+    /// two-pass search: its blend over the points); for a question, its share
+    /// of the fused score (`alpha · normalised / points`).
+    pub(crate) index: f64,
+    /// Factor on the body stage's points, or `None` when they are not in the
+    /// score (levelled keywords: the body stage only breaks ties).
+    pub(crate) body: Option<f64>,
+    /// Levelled L2/L3 keywords found literally in the section text, with
+    /// their points (part of the score).
+    pub(crate) text: Vec<(String, super::Level, f64)>,
+}
+
+/// What a literal match of an L2/L3 keyword in a section's text adds, times
+/// the keyword's idf over the sections' text (a match in the hints counts
+/// 1, see `score`), when the index pass did not match the keyword in the
+/// row's own fields (then the text adds nothing: any weight for it, down to
+/// 0.05, lost answer recall on the dev split). 0.3: chosen on the dev split
+/// (docs/accuracy.md).
+pub(crate) const TEXT_WEIGHT: f64 = 0.3;
 
 impl Ranking {
     /// The index row of `source` (`None` for a PostgreSQL hit: no rows).
@@ -156,6 +182,7 @@ impl Ranking {
             Source::Index(i) => Some(self.outcome.hits[i].row),
             Source::Fulltext(i) => Some(self.pass.hits[i].row),
             Source::Body(i) => Some(self.body[i].row),
+            Source::Text(row) => Some(row),
             Source::Pg(_) => None,
         }
     }
@@ -364,6 +391,7 @@ impl<'a> Searcher<'a> {
                         hits: Vec::new(),
                         total,
                         mode: None,
+                        ideal: 0.0,
                     },
                     pass: Pass {
                         status: Status::Off,
@@ -377,6 +405,7 @@ impl<'a> Searcher<'a> {
                     fused: Vec::new(),
                     more: Vec::new(),
                     pg: hits,
+                    parts: Vec::new(),
                 })
             }
         }
@@ -451,6 +480,9 @@ impl<'a> Searcher<'a> {
             ranking.order = kept.iter().map(|k| ranking.order[k.at]).collect();
             if !ranking.fused.is_empty() {
                 ranking.fused = kept.iter().map(|k| ranking.fused[k.at]).collect();
+            }
+            if !ranking.parts.is_empty() {
+                ranking.parts = kept.iter().map(|k| ranking.parts[k.at].clone()).collect();
             }
             ranking.more = kept
                 .iter()
@@ -548,7 +580,10 @@ impl IndexBackend<'_> {
                 let _ = self.body_index.set(index);
             }
             if let (Some(hits), Some(Some(index))) = (hits, self.body_index.get()) {
-                return self.fused(query, cut, outcome, body, (hits, index.unreadable));
+                // Levelled L2/L3 keywords are also looked for literally in
+                // the section text the body index keeps.
+                let text = query.question.is_none().then(|| literal(query, index));
+                return self.fused(query, cut, outcome, body, (hits, index.unreadable), text);
             }
         }
         let outcome = self.matcher.search(query, scoring, cut, min_score);
@@ -564,72 +599,132 @@ impl IndexBackend<'_> {
             fused: Vec::new(),
             more: Vec::new(),
             pg: Vec::new(),
+            parts: Vec::new(),
         }
     }
 
-    /// The index pass's `outcome` and the body stage, fused: each row scores
-    /// `alpha · index + (1 − alpha) · body / best body` (`alpha_hints` for rows
-    /// with hints), where `index` is the
-    /// index pass's normalised score (0–1). Both stages look further than
-    /// `top` (the outcome too) so that a row one of them ranks low can still
-    /// rise; `cut` rows at most are kept.
+    /// The index pass's `outcome` and the body stage, fused. A question's
+    /// rows score `alpha · index + (1 − alpha) · body / best body`
+    /// (`alpha_hints` for rows with hints), where `index` is the index pass's
+    /// normalised score (0–1). Levelled keywords keep the index pass's score
+    /// plus what their literal matches in the section text (`text`) add; the
+    /// body stage breaks ties and appends the rows only it found. Both stages
+    /// look further than `top` (the outcome too) so that a row one of them
+    /// ranks low can still rise; `cut` rows at most are kept.
     fn fused(
         &self,
         query: &Query,
         cut: usize,
-        outcome: Outcome,
+        mut outcome: Outcome,
         body: Body,
         (hits, unreadable): (Vec<BodyHit>, usize),
+        text: Option<HashMap<usize, Vec<TextMatch>>>,
     ) -> Ranking {
         let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
         // Levelled keywords are the agent's deliberate vocabulary, aimed at
-        // titles and hints: the index pass ranks them, and the body stage
-        // breaks its ties and appends what only the text has. A question's
-        // words are the user's own: both stages are fused.
-        let alpha = if query.question.is_some() {
-            body.alpha
-        } else {
-            1.0
-        };
-        let mut rows: std::collections::HashMap<usize, (Source, f64, f64)> =
-            std::collections::HashMap::new();
-        // Per row: where it came from, the index pass's normalised score and
-        // the body score over the best; the weight is decided once per row.
+        // titles and hints, and at identifiers and phrases of the text: the
+        // index pass and the literal text matches score them, and the body
+        // stage breaks their ties and appends what only its words find. A
+        // question's words are the user's own: both stages are fused.
+        let question = query.question.is_some();
+        let alpha = if question { body.alpha } else { 1.0 };
+        let mut text = text.unwrap_or_default();
+        // Per row: where it came from, the index pass's (normalised, raw)
+        // score and the body score over the best; the weight is decided once per row.
+        let mut rows: HashMap<usize, (Source, f64, f64, f64)> = HashMap::new();
         for (i, hit) in outcome.hits.iter().enumerate() {
-            rows.insert(hit.row, (Source::Index(i), hit.normalized, 0.0));
+            rows.insert(hit.row, (Source::Index(i), hit.normalized, hit.score, 0.0));
         }
         for (i, hit) in hits.iter().enumerate() {
             let share = hit.score / best;
             // Keywords: a row the index pass did not find joins only for words
             // of its own, not for its file's.
-            let own = alpha < 1.0 || hit.matched.iter().any(|m| m.2 != "file");
-            let entry = rows.entry(hit.row);
-            match entry {
-                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().2 = share,
-                std::collections::hash_map::Entry::Vacant(e) if own => {
-                    e.insert((Source::Body(i), 0.0, share));
+            let own = question || hit.matched.iter().any(|m| m.2 != "file");
+            match rows.entry(hit.row) {
+                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().3 = share,
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    if own || text.contains_key(&hit.row) {
+                        e.insert((Source::Body(i), 0.0, 0.0, share));
+                    }
                 }
-                std::collections::hash_map::Entry::Vacant(_) => {}
             }
         }
-        let mut ranked: Vec<(usize, Source, f64, f64)> = rows
+        let mut sorted_text: Vec<usize> = text.keys().copied().collect();
+        sorted_text.sort_unstable();
+        for row in sorted_text {
+            rows.entry(row)
+                .or_insert((Source::Text(row), 0.0, 0.0, 0.0));
+        }
+        // Literal text matches count for keywords the index pass did not
+        // match in the row's own fields.
+        for (&row, matches) in &mut text {
+            let index_matched: &[crate::search::Match] = match rows.get(&row) {
+                Some((Source::Index(i), ..)) => &outcome.hits[*i].matched,
+                _ => &[],
+            };
+            matches.retain(|m| {
+                !index_matched
+                    .iter()
+                    .any(|h| h.keyword == m.0 && h.level == m.1)
+            });
+            for m in matches.iter_mut() {
+                m.2 *= TEXT_WEIGHT;
+            }
+        }
+        let index_total = outcome.total;
+        // The index pass's matched points of a row sum to its score, except
+        // in the two-pass search, whose score is a blend: `matched` scales them.
+        let matched_sum = |source: Source| match source {
+            Source::Index(i) => outcome.hits[i].matched.iter().map(|m| m.points).sum(),
+            _ => 0.0,
+        };
+        let mut ranked: Vec<(usize, Source, f64, f64, Parts)> = rows
             .into_iter()
-            .map(|(row, (source, index_score, body_score))| {
-                let alpha = if alpha < 1.0 && !self.matcher.entry(row).hints.is_empty() {
+            .map(|(row, (source, normalized, raw, body_score))| {
+                if !question {
+                    let matches = text.remove(&row).unwrap_or_default();
+                    let score = raw + matches.iter().map(|m| m.2).sum::<f64>();
+                    let sum: f64 = matched_sum(source);
+                    let parts = Parts {
+                        index: if sum > 0.0 { raw / sum } else { 1.0 },
+                        body: None,
+                        text: matches,
+                    };
+                    return (row, source, score, body_score, parts);
+                }
+                let alpha = if !self.matcher.entry(row).hints.is_empty() {
                     body.alpha_hints
                 } else {
                     alpha
                 };
-                let score = alpha * index_score + (1.0 - alpha) * body_score;
-                (row, source, score, body_score)
+                let score = alpha * normalized + (1.0 - alpha) * body_score;
+                let parts = Parts {
+                    index: match matched_sum(source) {
+                        sum if sum > 0.0 => alpha * normalized / sum,
+                        _ => 0.0,
+                    },
+                    body: Some((1.0 - alpha) / best),
+                    text: Vec::new(),
+                };
+                (row, source, score, body_score, parts)
             })
-            .filter(|&(_, _, score, tie)| score > 0.0 || tie > 0.0)
+            .filter(|(_, _, score, tie, _)| *score > 0.0 || *tie > 0.0)
             .collect();
         ranked.sort_by(|a, b| {
             b.2.total_cmp(&a.2)
                 .then(b.3.total_cmp(&a.3))
                 .then(a.0.cmp(&b.0))
         });
+        if !question {
+            // `total`: every row that scored in the index pass, and those only
+            // the text found (exact while the index pass's rows fit in its
+            // depth; beyond, a row of both may count twice).
+            let added = ranked
+                .iter()
+                .filter(|r| !matches!(r.1, Source::Index(_)))
+                .count();
+            outcome.total = index_total + added;
+        }
         ranked.truncate(cut);
         let pass = Pass {
             status: Status::Off,
@@ -638,22 +733,29 @@ impl IndexBackend<'_> {
             hits: Vec::new(),
             unreadable,
         };
+        let ideal = outcome.ideal;
         let fused = ranked
             .iter()
-            .map(|r| match (query.question.is_some(), r.1) {
+            .map(|r| match (question, r.1) {
                 (true, _) => (r.2, r.2.min(1.0)),
-                (false, Source::Index(i)) => (outcome.hits[i].score, outcome.hits[i].normalized),
-                (false, _) => (0.0, 0.0),
+                (false, Source::Index(i)) if r.2 == outcome.hits[i].score => {
+                    (r.2, outcome.hits[i].normalized)
+                }
+                (false, _) if ideal > 0.0 => (r.2, (r.2 / ideal).min(1.0)),
+                (false, _) => (r.2, 0.0),
             })
             .collect();
+        let order = ranked.iter().map(|r| r.1).collect();
+        let parts = ranked.into_iter().map(|r| r.4).collect();
         Ranking {
             outcome,
             pass,
             body: hits,
-            order: ranked.iter().map(|r| r.1).collect(),
+            order,
             fused,
             more: Vec::new(),
             pg: Vec::new(),
+            parts,
         }
     }
 
@@ -687,4 +789,38 @@ impl IndexBackend<'_> {
         pass.unreadable = corpus.unreadable;
         pass
     }
+}
+
+/// A keyword's literal match in a section's text: (keyword as given, level, points).
+pub(crate) type TextMatch = (String, super::Level, f64);
+
+/// The query's keywords that are looked for literally in the section text:
+/// levelled L2 and L3 keywords (L1 names the domain; a question's words are
+/// the body stage's).
+fn literal_keywords(query: &Query) -> Vec<&super::Keyword> {
+    query
+        .keywords
+        .iter()
+        .filter(|k| matches!(k.level, super::Level::L2 | super::Level::L3) && !k.norm.is_empty())
+        .collect()
+}
+
+/// Per row whose section text holds an L2/L3 keyword of `query` literally
+/// (NFKC + case folding both sides, Latin ends on word boundaries), each such
+/// keyword with its weight times its idf over the sections' text (the
+/// caller applies [`TEXT_WEIGHT`]).
+fn literal(query: &Query, index: &BodyIndex) -> HashMap<usize, Vec<TextMatch>> {
+    let keywords = literal_keywords(query);
+    let patterns: Vec<String> = keywords.iter().map(|k| k.norm.clone()).collect();
+    let n = index.rows() as f64;
+    let mut out: HashMap<usize, Vec<TextMatch>> = HashMap::new();
+    for (k, rows) in keywords.iter().zip(index.literal(&patterns)) {
+        let idf = super::bm25::idf(n, rows.len() as f64);
+        for row in rows {
+            out.entry(row)
+                .or_default()
+                .push((k.text.clone(), k.level, k.weight * idf));
+        }
+    }
+    out
 }

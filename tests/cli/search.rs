@@ -203,7 +203,8 @@ fn search_json_document_schema() {
                     "file_title",
                     "terms",
                     "body",
-                    "file"
+                    "file",
+                    "text"
                 ]
                 .contains(&m["field"].as_str().unwrap()),
                 "{m}"
@@ -1237,4 +1238,139 @@ fn search_refuses_keywords_mixed_with_a_question() {
     assert!(run.code <= 1, "{}", run.stderr);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["query"], "索引を 作り直すには");
+}
+
+/// A small knowledge base for the literal text matches of levelled keywords:
+/// a BeanUtil file whose format sections carry BeanUtil in title and hints
+/// while only `#usage`'s text holds `BeanUtil.getProperty(user, "id")`, and
+/// a batch file where only `#s1`'s title and `#s2`'s text say リラン.
+fn literal_sandbox() -> Sandbox {
+    let bean = serde_json::json!({
+        "id": "bean",
+        "title": "BeanUtil",
+        "index": [
+            {"id": "modules", "title": "BeanUtilのモジュール一覧", "hints": ["BeanUtil", "モジュール"]},
+            {"id": "usage", "title": "使用方法", "hints": ["BeanUtil", "使用方法"]},
+            {"id": "format", "title": "BeanUtilのフォーマット指定", "hints": ["BeanUtil", "フォーマット"]},
+            {"id": "date", "title": "BeanUtilの日付フォーマット", "hints": ["BeanUtil", "日付"]}
+        ],
+        "sections": {
+            "modules": "依存ライブラリを追加する。",
+            "usage": "プロパティ値を取得する。\n\n```java\nfinal Long id = (Long) BeanUtil.getProperty(user, \"id\");\n```",
+            "format": "コピー時に許容するフォーマットを設定する。",
+            "date": "日付の書式を指定する。"
+        }
+    });
+    let batch = serde_json::json!({
+        "id": "batch",
+        "title": "バッチのエラー処理",
+        "index": [
+            {"id": "s1", "title": "バッチ処理をリランできるようにする", "hints": ["再実行"]},
+            {"id": "s2", "title": "エラー発生時に処理を継続する", "hints": ["継続"]},
+            {"id": "s3", "title": "処理を異常終了させる", "hints": ["異常終了"]}
+        ],
+        "sections": {
+            "s1": "処理状態を保存する。",
+            "s2": "処理を継続した後、失敗したデータだけをリランする運用とする。",
+            "s3": "例外を送出して処理を終了する。"
+        }
+    });
+    let other = serde_json::json!({
+        "id": "other",
+        "title": "その他",
+        "index": [
+            {"id": "a", "title": "ログ出力", "hints": ["ログ"]},
+            {"id": "b", "title": "メール送信", "hints": ["メール"]},
+            {"id": "c", "title": "ファイル入出力", "hints": ["ファイル"]}
+        ],
+        "sections": {"a": "ログを出力する。", "b": "メールを送る。", "c": "ファイルを読む。"}
+    });
+    let sandbox = Sandbox::new()
+        .with_file("knowledge/bean.json", bean.to_string())
+        .with_file("knowledge/batch.json", batch.to_string())
+        .with_file("knowledge/other.json", other.to_string());
+    sandbox.run(&["build"]).success();
+    sandbox
+}
+
+/// A levelled keyword found literally in a section's text counts in the
+/// score, and every section whose text holds it is returned and counted.
+#[test]
+fn search_keywords_count_literal_text_matches() {
+    let sandbox = literal_sandbox();
+    sandbox.write(
+        "getproperty.json",
+        r#"{"l2": ["BeanUtil"], "l3": ["BeanUtil.getProperty(user, \"id\")"]}"#,
+    );
+    let results = json_results(&sandbox, &["--keywords", "getproperty.json"]);
+    assert_eq!(results[0]["reference"], "bean.json#usage", "{results:#?}");
+    let text = results[0]["matched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["field"] == "text" && m["keyword"] == "BeanUtil.getProperty(user, \"id\")")
+        .unwrap_or_else(|| panic!("no text match: {:#?}", results[0]));
+    assert!(text["points"].as_f64().unwrap() > 0.0, "{text}");
+
+    // リラン: lindera splits it, so the body stage's words never hold it; the
+    // text does. The title match ranks first, the text match is returned.
+    let run = sandbox
+        .run(&["search", "--format", "json", "--l3", "リラン"])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let references: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        references,
+        ["batch.json#s1", "batch.json#s2"],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(doc["total"], 2, "{}", run.stdout);
+    assert!(
+        doc["results"][1]["score"].as_f64().unwrap() > 0.0,
+        "{}",
+        run.stdout
+    );
+}
+
+/// The points of every counted `matched` entry sum to the result's score, in
+/// both modes; entries outside the score say so.
+#[test]
+fn search_matched_points_sum_to_the_score() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let queries: [&[&str]; 6] = [
+        &["索引が古いと言われたらどうする？"],
+        &["Is unicode text turned lowercase?"],
+        &["--top", "30", "終了コードの意味"],
+        &CHECK_KEYWORDS,
+        &["--l2", "normalize,NFKC", "--l3", "lowercase,全角"],
+        &["--top", "30", "--l3", "index,検索"],
+    ];
+    for query in queries {
+        let results = json_results(&sandbox, query);
+        assert!(!results.is_empty(), "{query:?}");
+        for r in &results {
+            let matched = r["matched"].as_array().unwrap();
+            let mut sum = 0.0;
+            for m in matched {
+                if m.get("counted") == Some(&serde_json::Value::Bool(false)) {
+                    assert!(m["why"].is_string(), "{m}");
+                } else {
+                    sum += m["points"].as_f64().unwrap();
+                }
+            }
+            let score = r["score"].as_f64().unwrap();
+            let tolerance = 1e-4 * (matched.len() + 1) as f64;
+            assert!(
+                (sum - score).abs() <= tolerance,
+                "{query:?}: {} scores {score}, its counted points sum to {sum}: {matched:#?}",
+                r["reference"]
+            );
+        }
+    }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use kbidx::build::{self, BuildOptions};
 use kbidx::eval::{self, Method, Mode};
 use kbidx::index::model::Index;
-use kbidx::search::{Matcher, Query, Scoring, Searcher, Settings};
+use kbidx::search::{Level, Matcher, Query, Scoring, Searcher, Settings};
 
 use crate::common::repo;
 
@@ -205,5 +205,53 @@ fn worked_example_paging() {
             continue;
         }
         assert_eq!(top3[..2], expected, "{what}");
+    }
+}
+
+/// The cases of issue 27: a section whose text alone holds a levelled
+/// keyword is returned (リラン, which IPADIC splits), and a literal
+/// identifier in the text ranks its section first.
+#[test]
+#[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
+fn literal_keywords_in_section_text() {
+    let Some(shared) = shared() else { return };
+    for (corpus, keywords, expected, first) in [
+        (
+            "fulltext",
+            &[(Level::L3, "リラン")][..],
+            "processing-pattern/nablarch-batch/nablarch-batch-nablarch-batch-error-process.json#s2",
+            false,
+        ),
+        (
+            "large",
+            &[
+                (Level::L2, "BeanUtil"),
+                (Level::L3, "BeanUtil.getProperty(user, \"id\")"),
+            ][..],
+            "component/libraries/libraries-bean_util.json#s2",
+            true,
+        ),
+    ] {
+        let index = build(&shared, corpus);
+        let searcher = Searcher::new(
+            Matcher::new(&index).unwrap(),
+            Settings::default(),
+            Some(shared.join(format!("corpora/nabledge-6-{corpus}"))),
+        );
+        let mut query = Query::default();
+        for &(level, text) in keywords {
+            query.push(text, level, 1.0);
+        }
+        let ranking = searcher.search(&query, Scoring::Default, 30, None).unwrap();
+        let references: Vec<&str> = ranking
+            .rows()
+            .into_iter()
+            .map(|row| index.entries[row].reference.as_str())
+            .collect();
+        let at = references.iter().position(|r| *r == expected);
+        assert!(at.is_some(), "{corpus}: {expected} not in {references:?}");
+        if first {
+            assert_eq!(at, Some(0), "{corpus}: {references:?}");
+        }
     }
 }
