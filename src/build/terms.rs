@@ -27,7 +27,7 @@ pub(crate) fn candidates(text: &str) -> Vec<(String, u32)> {
         .nth(MAX_CHARS)
         .map_or(text.len(), |(i, _)| i);
     let text = normalize(&text[..end]);
-    let Ok(tokens) = tokenize::tokenize(&text) else {
+    let Ok(tokens) = tokenize::whole_words(&text) else {
         return Vec::new();
     };
     let mut counts: HashMap<String, u32> = HashMap::new();
@@ -46,8 +46,13 @@ pub(crate) fn candidates(text: &str) -> Vec<(String, u32)> {
 }
 
 /// Whether a token is worth indexing: 2+ characters (3+ for Latin), not a
-/// number, not a markup fragment.
+/// number, not a markup fragment, not dotted (a file name, package, version
+/// or host: `tag_reference.json`, `nablarch.fw.web`, `5.3.0.release`; the
+/// names that matter are also written on their own).
 fn keep(s: &str) -> bool {
+    if s.contains('.') {
+        return false;
+    }
     let chars = s.chars().count();
     let ascii = s.is_ascii();
     if (ascii && chars < 3) || !(2..=40).contains(&chars) {
