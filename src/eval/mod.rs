@@ -454,11 +454,8 @@ pub(crate) fn evaluate_searcher(
                                 searcher.search_with(query, scoring, top, None, diversity)?;
                             if limits.second_search > 0 {
                                 let mut query = (*query).clone();
-                                let words = searcher.suggest(
-                                    &query,
-                                    &ranking,
-                                    crate::answer::SUGGESTIONS,
-                                );
+                                let words =
+                                    searcher.suggest(&query, &ranking, crate::answer::SUGGESTIONS);
                                 for s in words.iter().take(limits.second_search) {
                                     let level = if s.level == Level::L2.as_str() {
                                         Level::L2
