@@ -12,9 +12,9 @@ string or key of the knowledge files (NFKC, lowercase) with neither end
 glued to its neighbour. An end is glued when the word's edge character and
 the neighbour are both identifier characters (a-z 0-9 _), both katakana
 (with ー), or both hiragana in a word of kana only (a kanji word ends in
-okurigana before a particle: 後ろに); when the neighbour is `-` or `.` with an identifier
-character on both sides (web-inf, java.util); or, at the start, when an
-identifier follows `%` or `\\` (a format directive, an escape). Kanji edges
+okurigana before a particle: 後ろに); when the neighbour is `-` with an
+identifier character on both sides (web-inf; a `.` separates: java.util);
+or, at the start, when an identifier follows `%` or `\\` (a format directive, an escape). Kanji edges
 are never glued: kanji compounds are cut anywhere.
 The same definition is checked by tests/cli/suggest.rs.
 
@@ -59,9 +59,9 @@ def bounded(text, i, w):
         return False
     if ident(w[0]) and (before in "%\\"):
         return False
-    if before in "-." and i > 1 and ident(text[i - 2]) and ident(w[0]):
+    if before == "-" and i > 1 and ident(text[i - 2]) and ident(w[0]):
         return False
-    if after in "-." and j + 1 < len(text) and ident(text[j + 1]) and ident(w[-1]):
+    if after == "-" and j + 1 < len(text) and ident(text[j + 1]) and ident(w[-1]):
         return False
     return True
 

@@ -33,6 +33,7 @@ pub(crate) fn candidates(text: &str) -> Vec<(String, u32)> {
     let mut counts: HashMap<String, u32> = HashMap::new();
     for t in tokens {
         if t.pos == Pos::Noun
+            && !t.joined
             && tokenize::standalone_noun(&t.surface, &t.subclass)
             && keep(&t.surface)
         {

@@ -62,6 +62,8 @@ pub(crate) struct Token {
     pub start: usize,
     /// Byte offset one past the last byte in the input.
     pub end: usize,
+    /// Whether [`whole_words`] joined it from several morphemes.
+    pub joined: bool,
 }
 
 /// Generic words never returned as keywords on their own (compared with the
@@ -137,6 +139,7 @@ pub(crate) fn tokenize(text: &str) -> crate::Result<Vec<Token>> {
             unknown,
             start,
             end,
+            joined: false,
         });
     }
     Ok(tokens)
@@ -149,7 +152,8 @@ pub(crate) fn tokenize(text: &str) -> crate::Result<Vec<Token>> {
 /// connectors (`web-inf` → web + - + inf); a piece alone is a fragment, not a
 /// word of the text. So [`tokenize`]'s tokens are joined where nothing
 /// separates them and both sides are katakana (with ー), or both are
-/// identifier characters (`a-z 0-9 _`, and a `-` or `.` between two of them).
+/// identifier characters (`a-z 0-9 _`, and a `-` between two of them; a `.`
+/// separates: `java.util.List`, `index.jsp` are words joined by dots).
 /// A joined word is a [`Pos::Noun`] when one of its parts is. An identifier
 /// right after `%` or `\` is a format directive or an escape sequence
 /// (`%rid`, `\tclient_ip`), not a word: it comes back as [`Pos::Symbol`].
@@ -168,10 +172,10 @@ pub(crate) fn whole_words(text: &str) -> crate::Result<Vec<Token>> {
             if (is_katakana(a) && is_katakana(b)) || (is_ident(a) && is_ident(b)) {
                 return Some(1);
             }
-            // `web-inf`, `java.util`: a connector between identifier characters.
+            // `web-inf`, `end-of-file`: a hyphen between identifier characters.
             let next = tokens.get(i + 1).filter(|n| n.start == t.end)?;
             let c = text[next.start..].chars().next()?;
-            (is_ident(a) && matches!(t.surface.as_str(), "-" | ".") && is_ident(c)).then_some(2)
+            (is_ident(a) && t.surface == "-" && is_ident(c)).then_some(2)
         });
         match glued {
             Some(n) => {
@@ -187,6 +191,7 @@ pub(crate) fn whole_words(text: &str) -> crate::Result<Vec<Token>> {
                 w.surface = text[w.start..w.end].to_owned();
                 w.base = w.surface.clone();
                 w.form = "*".to_owned();
+                w.joined = true;
                 i += n;
             }
             None => {

@@ -8,8 +8,8 @@
 //! in a string or key of the knowledge files (normalised) with neither end glued to its
 //! neighbour. An end is glued when the word's edge character and the neighbour are both
 //! identifier characters (`a-z 0-9 _`), both katakana (with ー), or both hiragana in a word of
-//! kana only; when the neighbour is `-` or `.` with identifier characters on both sides
-//! (`web-inf`, `java.util`); or, at the start, when an identifier follows `%` or `\` (a format
+//! kana only; when the neighbour is `-` with identifier characters on both sides (`web-inf`;
+//! a `.` separates: `java.util`, `index.jsp`); or, at the start, when an identifier follows `%` or `\` (a format
 //! directive, an escape). Kanji edges never glue (kanji compounds are cut anywhere; a kanji
 //! word with okurigana meets a particle: 後ろに).
 
@@ -50,7 +50,7 @@ fn bounded(text: &str, at: usize, word: &str) -> bool {
             || (kana && hiragana(edge) && hiragana(n))
     };
     let connector = |edge: char, n: Option<char>, beyond: Option<char>| {
-        ident(edge) && matches!(n, Some('-' | '.')) && beyond.is_some_and(ident)
+        ident(edge) && n == Some('-') && beyond.is_some_and(ident)
     };
     !(b1.is_some_and(|b| glued(first, b))
         || a1.is_some_and(|a| glued(last, a))
