@@ -2,8 +2,12 @@
 //!
 //! Hints are curated and miss words users ask about; hint-less corpora have
 //! none. At build time [`candidates`] tokenises a section's text with the
-//! same normaliser and IPADIC tokenizer as queries (nouns and identifiers),
-//! and [`select`] keeps, per section, the `k` words with the highest
+//! same normaliser and IPADIC tokenizer as queries and keeps the nouns and
+//! identifiers that are whole words of one morpheme: a piece IPADIC cut out
+//! of a loanword or a hyphenated identifier is no term (プラグ, イン of
+//! プラグイン; see [`tokenize::whole_words`]), and neither is the joined word
+//! (as terms, joined words cost dev recall: docs/accuracy.md, Tried and
+//! dropped). [`select`] keeps, per section, the `k` words with the highest
 //! tf·idf across the whole knowledge base that its title and hints do not
 //! already contain. They are written to the index's `terms` column.
 
