@@ -214,7 +214,7 @@ pub(crate) fn suggest(
             }
             // How well the word separates the top results from the rest:
             // its share of the top results against its share of the index,
-            // as log-odds, for each top result that carries it.
+            // as a log ratio, for each top result that carries it.
             let lift = body.map_or(1.0, |_| {
                 let top_share = c.rows as f64 / top.len() as f64;
                 (top_share * n / df.max(1) as f64).ln().max(0.0)
@@ -260,9 +260,33 @@ mod tests {
             ),
             // Stop words stay here; `suggest` drops them with its last check.
             ("Ｐａｇｉｎｇ with offset", vec!["paging", "with", "offset"]),
+            // Loanwords and identifiers whole, format strings no words.
+            ("ウィンドウの設定", vec!["ウィンドウ", "設定"]),
+            ("データベースアクセス", vec!["データベースアクセス"]),
+            ("パラメータのバインド", vec!["パラメータ", "バインド"]),
+            ("%rid %tclient", vec![]),
+            ("/web-inf/view", vec!["web-inf", "view"]),
             ("", vec![]),
         ] {
             assert_eq!(title_words(title), want, "{title}");
+        }
+    }
+
+    /// Short Latin words and hiragana words only from where they are chosen.
+    #[test]
+    fn admissible_by_source() {
+        for (word, source, want) in [
+            ("rid", Source::Term, false),
+            ("ctx", Source::Term, false),
+            ("dao", Source::Title, true),
+            ("sql", Source::Hint, true),
+            ("もと", Source::Term, false),
+            ("もと", Source::Title, false),
+            ("ひな形", Source::Term, true),
+            ("バインド", Source::Term, true),
+            ("handler", Source::Term, true),
+        ] {
+            assert_eq!(admissible(word, source), want, "{word} {source:?}");
         }
     }
 }
