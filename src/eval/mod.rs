@@ -941,6 +941,7 @@ mod tests {
                     answered: None,
                 })
                 .collect(),
+            suggested: Vec::new(),
         }
     }
 
