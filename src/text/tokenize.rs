@@ -749,7 +749,7 @@ mod tests {
             ("プラグインの設定", &["プラグイン"], &["プラグ", "イン"]),
             (
                 "/web-inf/view/index.jsp",
-                &["web-inf", "index.jsp"],
+                &["web-inf", "view", "index", "jsp"],
                 &["inf", "web"],
             ),
             ("format=%rid %tclient %sid", &[], &["rid", "tclient", "sid"]),
@@ -760,8 +760,8 @@ mod tests {
             ),
             (
                 "log.format=rid = [$requestid$]",
-                &["log.format", "rid", "requestid"],
-                &["log", "format"],
+                &["log", "format", "rid", "requestid"],
+                &["log.format"],
             ),
             (
                 "楽観的ロックで排他制御",
