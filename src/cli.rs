@@ -229,6 +229,11 @@ pub(crate) struct EvalArgs {
     /// Append up to N linked neighbours after each query's results, as `search --expand N`.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) expand: usize,
+    /// Score a second search per case instead of the first: the first search's keywords plus its
+    /// top N `suggest` words, each at its level (automatic, no LLM; JSON lists each case's
+    /// suggestions as `suggested`). Default and seed scoring only.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) second_search: usize,
     /// Output format: text (table, then per-query ranks) or json.
     #[arg(long, value_enum, default_value_t = DocFormat::Text)]
     pub(crate) format: DocFormat,
@@ -770,6 +775,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 passages: false,
                 hand_over: crate::config::HandOver::Start,
                 expand: 0,
+                second_search: args.second_search,
             },
             &diversity,
         )?;
@@ -816,6 +822,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 (None, false) => config.hand_over,
             },
             expand: args.expand,
+            second_search: args.second_search,
         },
         &diversity,
         eval::Settings {

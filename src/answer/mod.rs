@@ -70,7 +70,7 @@ impl Request {
 }
 
 /// How many refinement words a search answer carries.
-const SUGGESTIONS: usize = 15;
+pub(crate) const SUGGESTIONS: usize = 15;
 
 /// Runs `options`' query on `searcher` and builds the result document (with
 /// content when asked): what `kbidx search` prints and the MCP `search` tool returns.

@@ -2,8 +2,12 @@
 //!
 //! Hints are curated and miss words users ask about; hint-less corpora have
 //! none. At build time [`candidates`] tokenises a section's text with the
-//! same normaliser and IPADIC tokenizer as queries (nouns and identifiers),
-//! and [`select`] keeps, per section, the `k` words with the highest
+//! same normaliser and IPADIC tokenizer as queries and keeps the nouns and
+//! identifiers that are whole words of one morpheme: a piece IPADIC cut out
+//! of a loanword or a hyphenated identifier is no term (プラグ, イン of
+//! プラグイン; see [`tokenize::whole_words`]), and neither is the joined word
+//! (as terms, joined words cost dev recall: docs/accuracy.md, Tried and
+//! dropped). [`select`] keeps, per section, the `k` words with the highest
 //! tf·idf across the whole knowledge base that its title and hints do not
 //! already contain. They are written to the index's `terms` column.
 
@@ -27,12 +31,13 @@ pub(crate) fn candidates(text: &str) -> Vec<(String, u32)> {
         .nth(MAX_CHARS)
         .map_or(text.len(), |(i, _)| i);
     let text = normalize(&text[..end]);
-    let Ok(tokens) = tokenize::tokenize(&text) else {
+    let Ok(tokens) = tokenize::whole_words(&text) else {
         return Vec::new();
     };
     let mut counts: HashMap<String, u32> = HashMap::new();
     for t in tokens {
         if t.pos == Pos::Noun
+            && !t.joined
             && tokenize::standalone_noun(&t.surface, &t.subclass)
             && keep(&t.surface)
         {
@@ -46,8 +51,13 @@ pub(crate) fn candidates(text: &str) -> Vec<(String, u32)> {
 }
 
 /// Whether a token is worth indexing: 2+ characters (3+ for Latin), not a
-/// number, not a markup fragment.
+/// number, not a markup fragment, not dotted (a file name, package, version
+/// or host: `tag_reference.json`, `nablarch.fw.web`, `5.3.0.release`; the
+/// names that matter are also written on their own).
 fn keep(s: &str) -> bool {
+    if s.contains('.') {
+        return false;
+    }
     let chars = s.chars().count();
     let ascii = s.is_ascii();
     if (ascii && chars < 3) || !(2..=40).contains(&chars) {

@@ -148,6 +148,10 @@ pub struct CaseResult {
     pub returned: usize,
     /// Rank (1-based) of each expected section, `None` when not returned.
     pub ranks: Vec<ExpectedRank>,
+    /// With [`Limits::second_search`]: the first search's suggestions (the
+    /// words `search` prints), of which the first N were added.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggested: Vec<String>,
     /// The search's `confidence` (default and seed methods): its level and
     /// the evidence, to re-fit the thresholds from.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -289,6 +293,11 @@ pub struct Limits {
     /// Linked neighbours appended after the ranked results, as `search
     /// --expand N` does (0: none; needs the links, see [`evaluate_with_links`]).
     pub expand: usize,
+    /// Score, instead of each case's first search, a second search that adds
+    /// the first search's top N suggestions (`suggest`, each at its level) to
+    /// its keywords: an automatic proxy for an agent's refinement, no LLM
+    /// involved (0: the first search).
+    pub second_search: usize,
 }
 
 /// The document `kbidx eval --format json` prints.
@@ -353,6 +362,7 @@ pub fn evaluate(
             passages: false,
             hand_over: crate::config::HandOver::default(),
             expand: 0,
+            second_search: 0,
         },
         settings,
     )
@@ -490,6 +500,8 @@ pub(crate) fn evaluate_searcher(
                 // and MCP run (default and seed methods, with content).
                 let mut handed: Option<[HashMap<String, String>; 3]> = None;
                 let mut confidence = None;
+                let mut suggested = Vec::new();
+                let mut second: Option<Query> = None;
                 let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<String>) =
                     match method {
                         Method::Default | Method::Seed => {
@@ -498,11 +510,29 @@ pub(crate) fn evaluate_searcher(
                             } else {
                                 Scoring::Default
                             };
-                            let ranking =
+                            let mut ranking =
                                 searcher.search_with(query, scoring, top, None, diversity)?;
                             confidence = Some(crate::answer::confidence(
                                 searcher, query, scoring, &ranking, top,
                             ));
+                            if limits.second_search > 0 {
+                                let mut query = (*query).clone();
+                                let words =
+                                    searcher.suggest(&query, &ranking, crate::answer::SUGGESTIONS);
+                                for s in words.iter().take(limits.second_search) {
+                                    let level = if s.level == Level::L2.as_str() {
+                                        Level::L2
+                                    } else {
+                                        Level::L3
+                                    };
+                                    query.push(&s.word, level, 1.0);
+                                }
+                                suggested = words.into_iter().map(|s| s.word).collect();
+                                ranking =
+                                    searcher.search_with(&query, scoring, top, None, diversity)?;
+                                second = Some(query);
+                            }
+                            let query = second.as_ref().unwrap_or(query);
                             if let Some(texts) = texts.as_mut()
                                 && case.expected.iter().any(|e| e.answer.is_some())
                             {
@@ -545,6 +575,7 @@ pub(crate) fn evaluate_searcher(
                             (references, Vec::new(), Vec::new())
                         }
                     };
+                let query = second.as_ref().unwrap_or(query);
                 if limits.expand > 0 {
                     let ranked: Vec<&str> = references.iter().map(String::as_str).collect();
                     let found: Vec<String> = graph
@@ -623,6 +654,7 @@ pub(crate) fn evaluate_searcher(
                     concepts: c.concepts,
                     matched_concepts: c.matched_concepts,
                 });
+                result.suggested = suggested;
                 if let Some(handed) = &handed {
                     for (rank, expected) in result.ranks.iter_mut().zip(&case.expected) {
                         let Some(phrase) = &expected.answer else {
@@ -739,6 +771,7 @@ fn score_case(
         returned: references.len(),
         ranks,
         confidence: None,
+        suggested: Vec::new(),
     }
 }
 
@@ -1049,6 +1082,7 @@ mod tests {
                     answered: None,
                 })
                 .collect(),
+            suggested: Vec::new(),
         }
     }
 

@@ -7,6 +7,14 @@
 //! several top results carry, that is rare in the whole index and that the
 //! query lacks is a likely refinement (or, when the results are off-topic,
 //! a sign of which topic they are about).
+//!
+//! A suggestion is a word as the knowledge writes it: a hint, a noun of a
+//! title or a derived term, both cut by [`whole_words`] (never a piece of a
+//! loanword, an identifier or a format string). Agents called the rest
+//! noise, so two kinds of whole word are kept out too: Latin words under 4
+//! letters and words of hiragana only, unless a hint or (for Latin) a title
+//! names them (`rid`, `ctx`, もと are log keys, variables and function words
+//! of the text; `DAO`, `SQL` come from titles).
 
 use std::collections::HashMap;
 
@@ -16,7 +24,7 @@ use super::bm25::terms;
 use super::body::BodyIndex;
 use super::{Level, Matcher, Query};
 use crate::text::normalize::normalize;
-use crate::text::tokenize::{Pos, question_keywords, tokenize};
+use crate::text::tokenize::{Pos, question_keywords, whole_words};
 
 /// How many top results are looked at.
 const TOP: usize = 10;
@@ -39,19 +47,44 @@ pub(crate) struct Suggestion {
     pub(crate) results: usize,
 }
 
+/// Where the knowledge writes a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    /// A derived term of the section's text.
+    Term,
+    /// A title.
+    Title,
+    /// A hint.
+    Hint,
+}
+
 /// A candidate word while counting.
 struct Candidate {
     word: String,
     topic: bool,
+    /// The most telling place it was found in.
+    source: Source,
     rows: usize,
     last_row: usize,
+}
+
+/// Whether a word from `source` may be suggested: Latin words under 4
+/// letters only from a hint or title, words of hiragana only from a hint.
+fn admissible(norm: &str, source: Source) -> bool {
+    if norm.is_ascii() && norm.len() < 4 {
+        return source >= Source::Title;
+    }
+    if norm.chars().all(|c| matches!(c, '\u{3041}'..='\u{309f}')) {
+        return source == Source::Hint;
+    }
+    true
 }
 
 /// The nouns of a title, runs of nouns joined (compounds whole:
 /// 楽観的ロック, フレームワーク), from one tokenizer call.
 fn title_words(title: &str) -> Vec<String> {
     let text = normalize(title);
-    let Ok(tokens) = tokenize(&text) else {
+    let Ok(tokens) = whole_words(&text) else {
         return Vec::new();
     };
     let mut words = Vec::new();
@@ -107,22 +140,21 @@ pub(crate) fn suggest(
             Some((file, section)) => (file, section),
             None => ("", &*entry.title),
         };
-        let mut words: Vec<(String, bool)> = Vec::new();
+        let mut words: Vec<(String, bool, Source)> = Vec::new();
         for (title, topic) in [(file_title, true), (section_title, false)] {
             // Top results often share a file title: tokenise each title once.
             let list = titles
                 .entry(title.to_owned())
                 .or_insert_with(|| title_words(title));
-            words.extend(list.iter().map(|w| (w.clone(), topic)));
+            words.extend(list.iter().map(|w| (w.clone(), topic, Source::Title)));
         }
-        for w in entry
-            .hints
-            .split_whitespace()
-            .chain(entry.terms.split_whitespace())
-        {
-            words.push((w.to_owned(), false));
+        for (list, source) in [(&entry.hints, Source::Hint), (&entry.terms, Source::Term)] {
+            words.extend(
+                list.split_whitespace()
+                    .map(|w| (w.to_owned(), false, source)),
+            );
         }
-        for (word, topic) in words {
+        for (word, topic, source) in words {
             let norm = normalize(&word);
             if norm.chars().count() < 2 || norm.chars().all(|c| !c.is_alphabetic()) {
                 continue;
@@ -130,10 +162,12 @@ pub(crate) fn suggest(
             let c = candidates.entry(norm).or_insert(Candidate {
                 word,
                 topic,
+                source,
                 rows: 0,
                 last_row: usize::MAX,
             });
             c.topic |= topic;
+            c.source = c.source.max(source);
             if c.last_row != i {
                 c.last_row = i;
                 c.rows += 1;
@@ -145,7 +179,9 @@ pub(crate) fn suggest(
     let n = body.map_or(1.0, |b| b.rows() as f64).max(1.0);
     let mut scored: Vec<(f64, String, Candidate)> = candidates
         .into_iter()
-        .filter(|(norm, c)| c.rows >= min_rows && !asked.contains(norm.as_str()))
+        .filter(|(norm, c)| {
+            c.rows >= min_rows && !asked.contains(norm.as_str()) && admissible(norm, c.source)
+        })
         .filter_map(|(norm, c)| {
             // A word the body index holds whole needs no tokenising (the
             // tokenizer is what costs here); a compound is at most as common
@@ -176,8 +212,14 @@ pub(crate) fn suggest(
             if body.is_some() && (df as f64 > (n * COMMON).max(MIN_COMMON) || df < MIN_ROWS) {
                 return None;
             }
-            let idf = body.map_or(1.0, |_| (n / df.max(1) as f64).ln().max(0.0));
-            Some((c.rows as f64 * idf, norm, c))
+            // How well the word separates the top results from the rest:
+            // its share of the top results against its share of the index,
+            // as a log ratio, for each top result that carries it.
+            let lift = body.map_or(1.0, |_| {
+                let top_share = c.rows as f64 / top.len() as f64;
+                (top_share * n / df.max(1) as f64).ln().max(0.0)
+            });
+            Some((c.rows as f64 * lift, norm, c))
         })
         .filter(|(score, _, _)| *score > 0.0)
         .collect();
@@ -218,9 +260,33 @@ mod tests {
             ),
             // Stop words stay here; `suggest` drops them with its last check.
             ("Ｐａｇｉｎｇ with offset", vec!["paging", "with", "offset"]),
+            // Loanwords and identifiers whole, format strings no words.
+            ("ウィンドウの設定", vec!["ウィンドウ", "設定"]),
+            ("データベースアクセス", vec!["データベースアクセス"]),
+            ("パラメータのバインド", vec!["パラメータ", "バインド"]),
+            ("%rid %tclient", vec![]),
+            ("/web-inf/view", vec!["web-inf", "view"]),
             ("", vec![]),
         ] {
             assert_eq!(title_words(title), want, "{title}");
+        }
+    }
+
+    /// Short Latin words and hiragana words only from where they are chosen.
+    #[test]
+    fn admissible_by_source() {
+        for (word, source, want) in [
+            ("rid", Source::Term, false),
+            ("ctx", Source::Term, false),
+            ("dao", Source::Title, true),
+            ("sql", Source::Hint, true),
+            ("もと", Source::Term, false),
+            ("もと", Source::Title, false),
+            ("ひな形", Source::Term, true),
+            ("バインド", Source::Term, true),
+            ("handler", Source::Term, true),
+        ] {
+            assert_eq!(admissible(word, source), want, "{word} {source:?}");
         }
     }
 }

@@ -62,6 +62,8 @@ pub(crate) struct Token {
     pub start: usize,
     /// Byte offset one past the last byte in the input.
     pub end: usize,
+    /// Whether [`whole_words`] joined it from several morphemes.
+    pub joined: bool,
 }
 
 /// Generic words never returned as keywords on their own (compared with the
@@ -137,9 +139,84 @@ pub(crate) fn tokenize(text: &str) -> crate::Result<Vec<Token>> {
             unknown,
             start,
             end,
+            joined: false,
         });
     }
     Ok(tokens)
+}
+
+/// The morphemes of `text` as whole words, as the text writes them.
+///
+/// IPADIC cuts a loanword it lacks into katakana words it has (バインド →
+/// バ + インド, データベース → デー + タバ + ース) and an identifier at its
+/// connectors (`web-inf` → web + - + inf); a piece alone is a fragment, not a
+/// word of the text. So [`tokenize`]'s tokens are joined where nothing
+/// separates them and both sides are katakana (with ー), or both are
+/// identifier characters (`a-z 0-9 _`, and a `-` between two of them; a `.`
+/// separates: `java.util.List`, `index.jsp` are words joined by dots).
+/// A joined word is a [`Pos::Noun`] when one of its parts is. An identifier
+/// right after `%` or `\` is a format directive or an escape sequence
+/// (`%rid`, `\tclient_ip`), not a word: it comes back as [`Pos::Symbol`].
+/// Expects normalised text, as [`tokenize`].
+pub(crate) fn whole_words(text: &str) -> crate::Result<Vec<Token>> {
+    let tokens = tokenize(text)?;
+    let mut words: Vec<Token> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        let glued = words.last().filter(|w| w.end == t.start).and_then(|w| {
+            let (a, b) = (
+                text[..w.end].chars().next_back()?,
+                text[t.start..].chars().next()?,
+            );
+            if (is_katakana(a) && is_katakana(b)) || (is_ident(a) && is_ident(b)) {
+                return Some(1);
+            }
+            // `web-inf`, `end-of-file`: a hyphen between identifier characters.
+            let next = tokens.get(i + 1).filter(|n| n.start == t.end)?;
+            let c = text[next.start..].chars().next()?;
+            (is_ident(a) && t.surface == "-" && is_ident(c)).then_some(2)
+        });
+        match glued {
+            Some(n) => {
+                let w = words.last_mut().expect("glued to a word");
+                for part in &tokens[i..i + n] {
+                    if part.pos == Pos::Noun && w.pos != Pos::Noun {
+                        w.pos = Pos::Noun;
+                        w.subclass = part.subclass.clone();
+                    }
+                    w.unknown |= part.unknown;
+                }
+                w.end = tokens[i + n - 1].end;
+                w.surface = text[w.start..w.end].to_owned();
+                w.base = w.surface.clone();
+                w.form = "*".to_owned();
+                w.joined = true;
+                i += n;
+            }
+            None => {
+                words.push(t.clone());
+                i += 1;
+            }
+        }
+    }
+    for w in &mut words {
+        let escaped = text[..w.start].ends_with(['%', '\\']);
+        if escaped && w.surface.starts_with(is_ident) {
+            w.pos = Pos::Symbol;
+        }
+    }
+    Ok(words)
+}
+
+/// Katakana (incl. ー), the script of loanwords.
+fn is_katakana(c: char) -> bool {
+    matches!(c, '\u{30a1}'..='\u{30fa}' | '\u{30fc}')
+}
+
+/// A character of an identifier (normalised text: lowercase).
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
 }
 
 /// Extracts search keywords from a plain question, Japanese or English.
@@ -642,6 +719,75 @@ mod tests {
             split_identifier("snake_case.name"),
             ["snake", "case", "name"]
         );
+    }
+
+    /// Whole words never cut a loanword or an identifier, and drop format
+    /// directives and escapes.
+    #[test]
+    fn whole_words_table() {
+        for (text, yes, no) in [
+            (
+                "ウィンドウを開く",
+                &["ウィンドウ"][..],
+                &["インド", "ウィ"][..],
+            ),
+            (
+                "パラメータをバインドする",
+                &["パラメータ", "バインド"],
+                &["インド", "バ"],
+            ),
+            (
+                "データベースに接続",
+                &["データベース"],
+                &["タバ", "デー", "ース"],
+            ),
+            (
+                "データベースアクセス",
+                &["データベースアクセス"],
+                &["タバ", "データベース"],
+            ),
+            ("プラグインの設定", &["プラグイン"], &["プラグ", "イン"]),
+            (
+                "/web-inf/view/index.jsp",
+                &["web-inf", "view", "index", "jsp"],
+                &["inf", "web"],
+            ),
+            ("format=%rid %tclient %sid", &[], &["rid", "tclient", "sid"]),
+            (
+                "\\tclient_ip = [$clientipaddress$]",
+                &["clientipaddress"],
+                &["tclient", "tclient_ip", "client_ip"],
+            ),
+            (
+                "log.format=rid = [$requestid$]",
+                &["log", "format", "rid", "requestid"],
+                &["log.format"],
+            ),
+            (
+                "楽観的ロックで排他制御",
+                &["楽観", "ロック", "排他", "制御"],
+                &[],
+            ),
+        ] {
+            let words: Vec<String> = whole_words(text)
+                .expect("tokenizer works")
+                .into_iter()
+                .filter(|w| w.pos != Pos::Symbol)
+                .map(|w| w.surface)
+                .collect();
+            for y in yes {
+                assert!(
+                    words.iter().any(|w| w == y),
+                    "{text:?}: missing {y:?} in {words:?}"
+                );
+            }
+            for n in no {
+                assert!(
+                    !words.iter().any(|w| w == n),
+                    "{text:?}: unexpected {n:?} in {words:?}"
+                );
+            }
+        }
     }
 
     #[test]

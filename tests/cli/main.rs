@@ -16,7 +16,8 @@
 //!   `index_fresh` (the committed `index/index.toon` is up to date) and `properties`
 //!   (proptest: TOON round trips, build determinism, the word index equals the scan);
 //! * over `../shared`, `#[ignore]`d (`cargo test --release -- --ignored`): `shared` (the
-//!   nabledge-6 corpora) and `toon_conformance` (the official TOON fixtures).
+//!   nabledge-6 corpora), `suggest` (every suggestion of the dev questions is a whole word of
+//!   the knowledge) and `toon_conformance` (the official TOON fixtures).
 //!
 //! Fixtures: `tests/fixtures/knowledge/` is a small hand-written knowledge tree (Japanese and
 //! English files, nested directories, the three cell shapes TOON must quote, a
@@ -40,5 +41,6 @@ mod reliability;
 mod search;
 mod shared;
 mod splits;
+mod suggest;
 mod toon_conformance;
 mod usage;

@@ -151,7 +151,10 @@ fn fulltext_corpus() {
         "fulltext",
         10277,
         &[
-            floor(Terms, Default, 0.76, 0.37),
+            // Lowered from 0.76 / 0.37 when derived terms became whole words: in 09-review-01
+            // the must section names UniversalDao only inside link paths
+            // (`javadoc-nablarch-common-dao-UniversalDao.json`), whose pieces are no terms now.
+            floor(Terms, Default, 0.62, 0.34),
             floor(Terms, Seed, 0.13, 0.02),
             floor(Question, Default, 0.85, 0.45),
             // The seed rule sees only reference + hints, and fulltext rows have no hints.

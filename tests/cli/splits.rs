@@ -48,6 +48,7 @@ fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
             passages: false,
             hand_over: kbidx::config::HandOver::default(),
             expand: 0,
+            second_search: 0,
         },
         Settings::default(),
     )
