@@ -40,7 +40,7 @@ pub(crate) struct Thresholds {
 pub(crate) const THRESHOLDS: Thresholds = Thresholds {
     tail_ratio: 0.8,
     stage_rank: 2,
-    concepts: 7,
+    concepts: 8,
 };
 
 /// The result whose score [`Confidence::tail_ratio`] compares with the first's.
