@@ -81,8 +81,7 @@ pub(crate) fn serve(
     out: &mut dyn Write,
     log: &mut dyn Write,
 ) -> Result<u8> {
-    let mut tools = tools::Tools::new(config, args)?;
-    tools.load(log);
+    let mut session = Session::new(config, args, log)?;
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -95,7 +94,7 @@ pub(crate) fn serve(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if let Some(response) = handle(&mut tools, &line, log) {
+        if let Some(response) = session.answer(&line, log) {
             let write = |out: &mut dyn Write| {
                 serde_json::to_writer(&mut *out, &response).map_err(std::io::Error::from)?;
                 out.write_all(b"\n")?;
@@ -105,6 +104,39 @@ pub(crate) fn serve(
         }
     }
     Ok(0)
+}
+
+/// One server's state between messages: what [`serve`] keeps, and what the
+/// fuzz targets drive without a pipe (`crate::fuzzing`).
+pub(crate) struct Session {
+    tools: tools::Tools,
+}
+
+impl Session {
+    /// The server over `config` with `args`, its index loaded (failures logged to `log`).
+    pub(crate) fn new(config: &Config, args: Options, log: &mut dyn Write) -> Result<Self> {
+        let mut tools = tools::Tools::new(config, args)?;
+        tools.load(log);
+        Ok(Self { tools })
+    }
+
+    /// The answer to one line of input (`None`: a notification or a response).
+    pub(crate) fn answer(&mut self, line: &[u8], log: &mut dyn Write) -> Option<Value> {
+        handle(&mut self.tools, line, log)
+    }
+
+    /// `tools/call` of the tool `name` with `arguments`.
+    pub(crate) fn call(
+        &mut self,
+        name: &str,
+        arguments: Map<String, Value>,
+        log: &mut dyn Write,
+    ) -> std::result::Result<Value, (i64, String)> {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name.into()));
+        params.insert("arguments".into(), Value::Object(arguments));
+        self.tools.call(&params, log)
+    }
 }
 
 /// Answers one message (`None`: nothing to answer, a notification or a response).

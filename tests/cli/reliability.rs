@@ -481,3 +481,130 @@ fn concurrent_builds_never_tear_the_index() {
         let _ = reads;
     }
 }
+
+/// Eight `kbidx search` processes at a time on a cold search cache, with the
+/// index rebuilt (over a knowledge base that gained a file) while they run: each
+/// answers exactly as a search of the old or of the new index does without
+/// a cache, so none mixed the two or loaded a half-written cache entry (the
+/// word and body entries are written to a temporary file and renamed, and
+/// loading checks their hashes). The searches afterwards, from the entries
+/// the race left behind, answer as the new index does.
+#[test]
+fn concurrent_searches_on_a_cold_cache_answer_from_one_index() {
+    let s = Sandbox::new();
+    for f in 0..24 {
+        s.write(
+            &format!("k/d{}/f{f:02}.json", f % 4),
+            knowledge_doc(&format!("File {f}"), 20),
+        );
+    }
+    // The new file wins the query; the old index leaves it out.
+    s.write(
+        "k/new.json",
+        r#"{"title":"Fresh","index":[{"id":"a","hints":["hint3","fresh","共通"]}],"sections":{"a":"fresh text 共通"}}"#,
+    );
+    s.write(
+        "old.toml",
+        "knowledge = \"k\"\nindex = \"out/index.toon\"\nexclude = [\"new.json\"]\n",
+    );
+    s.write(
+        "new.toml",
+        "knowledge = \"k\"\nindex = \"out/index.toon\"\n",
+    );
+    let build = |config: &'static str| ["build", "-q", "--config", config];
+    // `cache` "": `--no-cache` (the reference answers).
+    let search = |cache: &str| -> std::process::Command {
+        let no_cache = ["--no-cache"];
+        let mut args = vec!["search"];
+        args.extend(if cache.is_empty() { &no_cache[..] } else { &[] });
+        args.extend([
+            "--config",
+            "/dev/null",
+            "--index",
+            "out/index.toon",
+            "--knowledge",
+            "k",
+            "--l3",
+            "hint3,fresh",
+            "--with-content",
+            "--max-tokens",
+            "400",
+            "--top",
+            "5",
+        ]);
+        let mut command = s.command(&args);
+        command.env("KBIDX_CACHE_DIR", s.path(cache));
+        command
+    };
+    let answer = |output: std::process::Output| {
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    s.run(&build("new.toml")).exits(0, "");
+    let new = answer(search("").output().unwrap());
+    s.run(&build("old.toml")).exits(0, "");
+    let old = answer(search("").output().unwrap());
+    assert_ne!(old, new, "the rebuild must change the answer");
+    assert!(new.contains("new.json#a") && !old.contains("new.json"));
+    for round in 0..3 {
+        s.run(&build("old.toml")).exits(0, "");
+        let cache = format!("cache{round}");
+        // Four searches start before the rebuild, eight run at a time while
+        // it runs (at most 64 in all), and four start after it.
+        let mut running: Vec<_> = (0..4).map(|_| search(&cache).spawn().unwrap()).collect();
+        let mut done = Vec::new();
+        let mut rebuild = s.spawn(&build("new.toml"));
+        let mut started = 4;
+        while !rebuild.has_exited() {
+            for child in std::mem::take(&mut running) {
+                let mut child = child;
+                if child.try_wait().unwrap().is_some() {
+                    done.push(child);
+                } else {
+                    running.push(child);
+                }
+            }
+            while running.len() < 8 && started < 64 {
+                running.push(search(&cache).spawn().unwrap());
+                started += 1;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        rebuild.wait().exits(0, "");
+        running.extend((0..4).map(|_| search(&cache).spawn().unwrap()));
+        let mut seen = [0, 0];
+        for child in done.into_iter().chain(running) {
+            let got = answer(child.wait_with_output().unwrap());
+            assert!(
+                got == old || got == new,
+                "round {round}: an answer from neither index:\n{got}\nold:\n{old}\nnew:\n{new}"
+            );
+            seen[usize::from(got == new)] += 1;
+        }
+        eprintln!("round {round}: {} old, {} new answers", seen[0], seen[1]);
+        assert!(
+            seen[1] >= 4,
+            "round {round}: the searches after the rebuild"
+        );
+        for _ in 0..2 {
+            assert_eq!(
+                answer(search(&cache).output().unwrap()),
+                new,
+                "round {round}"
+            );
+        }
+        let entries: Vec<String> = std::fs::read_dir(s.path(&cache))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            entries.iter().all(|n| !n.starts_with(".tmp")),
+            "round {round}: {entries:?}"
+        );
+    }
+}
