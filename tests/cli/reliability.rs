@@ -608,3 +608,149 @@ fn concurrent_searches_on_a_cold_cache_answer_from_one_index() {
         );
     }
 }
+
+/// One `kbidx mcp` server, 10,000 requests written by a second thread while
+/// this one reads the answers: searches (questions, keywords with content),
+/// reads (of a section, of a missing one), lines that are not JSON, oversized
+/// arguments (a 64 KB question, 2,000 keywords, a 1 MB reference), notifications
+/// and other methods. Every request is answered, in order, with its id (a
+/// line that is not JSON with `id: null`); the server exits 0 at the end.
+/// Prints the server's peak RSS (`VmHWM`) for docs/reliability.md.
+#[test]
+#[ignore = "10,000 requests; run with `cargo test --release -- --ignored mcp_under_load`"]
+fn mcp_under_load_answers_every_request_in_order() {
+    use std::io::{BufRead as _, BufReader};
+
+    const REQUESTS: usize = 10_000;
+    let s = Sandbox::new().with_repo_knowledge();
+    // Its log (a line per call) is not read: a full stderr pipe would stop it.
+    let mut child = s
+        .command(&["mcp"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    // What each line expects: `Some(id)` for an answer with that id, `None` for none.
+    let call = |id: usize, name: &str, arguments: serde_json::Value| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}})
+        .to_string()
+    };
+    let big_question = "ページングの件数を取得したい ".repeat(4_000);
+    let many: Vec<String> = (0..2_000).map(|i| format!("kw{i}")).collect();
+    let huge_reference = format!("guide/build.json#{}", "x".repeat(1 << 20));
+    let mut lines = Vec::with_capacity(REQUESTS);
+    let mut expected: Vec<Option<serde_json::Value>> = Vec::with_capacity(REQUESTS);
+    for i in 0..REQUESTS {
+        let (line, answer) = match i % 10 {
+            0 => (
+                call(
+                    i,
+                    "search",
+                    serde_json::json!({"question": "索引を作り直すには"}),
+                ),
+                true,
+            ),
+            1 => (
+                call(
+                    i,
+                    "search",
+                    serde_json::json!({"l2": ["build"], "l3": "index, check", "max_tokens": 500}),
+                ),
+                true,
+            ),
+            2 => (
+                call(
+                    i,
+                    "read",
+                    serde_json::json!({"reference": "guide/build.json#check"}),
+                ),
+                true,
+            ),
+            3 => (
+                call(
+                    i,
+                    "read",
+                    serde_json::json!({"reference": "guide/build.json#nope"}),
+                ),
+                true,
+            ),
+            4 => (format!("not json {i} {{"), true),
+            5 if i % 1000 == 5 => (
+                call(i, "read", serde_json::json!({"reference": huge_reference})),
+                true,
+            ),
+            5 => (
+                call(
+                    i,
+                    "search",
+                    serde_json::json!({"question": big_question, "top": 3}),
+                ),
+                true,
+            ),
+            6 => (
+                call(i, "search", serde_json::json!({"l1": many, "top": 1})),
+                true,
+            ),
+            7 => (
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+                false,
+            ),
+            8 => (
+                format!(r#"{{"jsonrpc":"2.0","id":"s{i}","method":"ping"}}"#),
+                true,
+            ),
+            _ => (
+                format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"resources/list"}}"#),
+                true,
+            ),
+        };
+        let id = match i % 10 {
+            4 => serde_json::Value::Null,
+            8 => serde_json::json!(format!("s{i}")),
+            _ => serde_json::json!(i),
+        };
+        lines.push(line);
+        expected.push(answer.then_some(id));
+    }
+    let writer = std::thread::spawn(move || {
+        for line in lines {
+            stdin.write_all(line.as_bytes()).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+        stdin.flush().unwrap();
+        // Kept open until the answers are read, so the peak RSS can be read first.
+        stdin
+    });
+    let mut answers = stdout.lines();
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for (i, id) in expected.iter().enumerate() {
+        let Some(id) = id else { continue };
+        let line = answers
+            .next()
+            .unwrap_or_else(|| panic!("request {i}: no answer"))
+            .unwrap();
+        let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(&answer["id"], id, "request {i}: {line:.300}");
+        let kind = if let Some(code) = answer["error"]["code"].as_i64() {
+            format!("error {code}")
+        } else if answer["result"]["isError"] == true {
+            "tool error".to_owned()
+        } else {
+            "result".to_owned()
+        };
+        *kinds.entry(kind).or_default() += 1;
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let peak = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .unwrap_or("VmHWM: ?");
+    eprintln!("kbidx mcp after {REQUESTS} requests: {peak}; answers {kinds:?}");
+    drop(writer.join().unwrap());
+    assert!(answers.next().is_none(), "an answer too many");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
