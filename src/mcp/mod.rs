@@ -156,8 +156,10 @@ fn handle(tools: &mut tools::Tools, line: &[u8], log: &mut dyn Write) -> Option<
     let id = message.get("id").cloned();
     let Some(method) = message.get("method") else {
         // A response (kbidx sends no requests, so none is expected) or junk.
+        // An id that is not a valid one is not echoed (fuzz target `mcp_line`).
         return match id {
             Some(id) if !message.contains_key("result") && !message.contains_key("error") => {
+                let id = Some(id).filter(valid_id).unwrap_or(Value::Null);
                 Some(error(id, INVALID_REQUEST, "missing \"method\"".into()))
             }
             _ => None,
@@ -324,6 +326,27 @@ mod tests {
         for (line, expected) in cases {
             let response = answer(&mut t, line).unwrap_or_else(|| panic!("no answer to {line}"));
             assert_eq!(code(&response), Some(expected), "{line}: {response}");
+        }
+    }
+
+    /// An id that is not a string or an integer is never echoed: the answer's
+    /// id is `null` (found by the fuzz target `mcp_line`: a message without
+    /// `method` whose id was an object got that object back).
+    #[test]
+    fn invalid_ids_are_answered_with_null() {
+        let mut t = server();
+        for line in [
+            r#"{"jsonrpc":"2.0","id":{"name":"search"}}"#,
+            r#"{"jsonrpc":"2.0","id":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":true}"#,
+            r#"{"jsonrpc":"2.0","id":1.5}"#,
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+            r#"{"jsonrpc":"1.0","id":{"a":1},"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":[2],"method":7}"#,
+        ] {
+            let response = answer(&mut t, line).unwrap_or_else(|| panic!("no answer to {line}"));
+            assert_eq!(response["id"], Value::Null, "{line}: {response}");
+            assert_eq!(code(&response), Some(INVALID_REQUEST), "{line}: {response}");
         }
     }
 
