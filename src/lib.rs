@@ -15,6 +15,8 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod eval;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod index;
 pub mod knowledge;
 pub mod links;

@@ -81,8 +81,7 @@ pub(crate) fn serve(
     out: &mut dyn Write,
     log: &mut dyn Write,
 ) -> Result<u8> {
-    let mut tools = tools::Tools::new(config, args)?;
-    tools.load(log);
+    let mut session = Session::new(config, args, log)?;
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -95,7 +94,7 @@ pub(crate) fn serve(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if let Some(response) = handle(&mut tools, &line, log) {
+        if let Some(response) = session.answer(&line, log) {
             let write = |out: &mut dyn Write| {
                 serde_json::to_writer(&mut *out, &response).map_err(std::io::Error::from)?;
                 out.write_all(b"\n")?;
@@ -105,6 +104,39 @@ pub(crate) fn serve(
         }
     }
     Ok(0)
+}
+
+/// One server's state between messages: what [`serve`] keeps, and what the
+/// fuzz targets drive without a pipe (`crate::fuzzing`).
+pub(crate) struct Session {
+    tools: tools::Tools,
+}
+
+impl Session {
+    /// The server over `config` with `args`, its index loaded (failures logged to `log`).
+    pub(crate) fn new(config: &Config, args: Options, log: &mut dyn Write) -> Result<Self> {
+        let mut tools = tools::Tools::new(config, args)?;
+        tools.load(log);
+        Ok(Self { tools })
+    }
+
+    /// The answer to one line of input (`None`: a notification or a response).
+    pub(crate) fn answer(&mut self, line: &[u8], log: &mut dyn Write) -> Option<Value> {
+        handle(&mut self.tools, line, log)
+    }
+
+    /// `tools/call` of the tool `name` with `arguments`.
+    pub(crate) fn call(
+        &mut self,
+        name: &str,
+        arguments: Map<String, Value>,
+        log: &mut dyn Write,
+    ) -> std::result::Result<Value, (i64, String)> {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name.into()));
+        params.insert("arguments".into(), Value::Object(arguments));
+        self.tools.call(&params, log)
+    }
 }
 
 /// Answers one message (`None`: nothing to answer, a notification or a response).
@@ -124,8 +156,10 @@ fn handle(tools: &mut tools::Tools, line: &[u8], log: &mut dyn Write) -> Option<
     let id = message.get("id").cloned();
     let Some(method) = message.get("method") else {
         // A response (kbidx sends no requests, so none is expected) or junk.
+        // An id that is not a valid one is not echoed (fuzz target `mcp_line`).
         return match id {
             Some(id) if !message.contains_key("result") && !message.contains_key("error") => {
+                let id = Some(id).filter(valid_id).unwrap_or(Value::Null);
                 Some(error(id, INVALID_REQUEST, "missing \"method\"".into()))
             }
             _ => None,
@@ -292,6 +326,27 @@ mod tests {
         for (line, expected) in cases {
             let response = answer(&mut t, line).unwrap_or_else(|| panic!("no answer to {line}"));
             assert_eq!(code(&response), Some(expected), "{line}: {response}");
+        }
+    }
+
+    /// An id that is not a string or an integer is never echoed: the answer's
+    /// id is `null` (found by the fuzz target `mcp_line`: a message without
+    /// `method` whose id was an object got that object back).
+    #[test]
+    fn invalid_ids_are_answered_with_null() {
+        let mut t = server();
+        for line in [
+            r#"{"jsonrpc":"2.0","id":{"name":"search"}}"#,
+            r#"{"jsonrpc":"2.0","id":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":true}"#,
+            r#"{"jsonrpc":"2.0","id":1.5}"#,
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+            r#"{"jsonrpc":"1.0","id":{"a":1},"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":[2],"method":7}"#,
+        ] {
+            let response = answer(&mut t, line).unwrap_or_else(|| panic!("no answer to {line}"));
+            assert_eq!(response["id"], Value::Null, "{line}: {response}");
+            assert_eq!(code(&response), Some(INVALID_REQUEST), "{line}: {response}");
         }
     }
 

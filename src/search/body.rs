@@ -71,7 +71,8 @@ impl Default for Params {
 /// is searched where it is mapped, without parsing).
 ///
 /// Layout (little-endian): a [`HEADER`]-byte header (magic, the index text
-/// hash and the knowledge fingerprint it was built for, the row, word and
+/// hash and the knowledge fingerprint it was built for, the checksum of
+/// everything after it, the row, word and
 /// posting counts, the rows with unreadable text, the mean length of each
 /// field), then the field lengths of each row (`u32` × 4), the word offsets
 /// into the word bytes and the posting offsets (`u32`, one more than words
@@ -124,9 +125,18 @@ impl Bytes {
     }
 }
 
-const MAGIC: &[u8; 8] = b"KBIDXB03";
-/// Header size: magic, index hash (16), fingerprint (8), four `u32` counts, four `f64` means.
-const HEADER: usize = 8 + 16 + 8 + 16 + 32;
+const MAGIC: &[u8; 8] = b"KBIDXB04";
+/// Header size: magic, index hash (16), fingerprint (8), checksum (8), four `u32` counts, four
+/// `f64` means.
+const HEADER: usize = 8 + 16 + 8 + 8 + 16 + 32;
+/// Where the checksum sits; it covers the bytes from [`CHECKED`] to the end.
+const CHECKSUM: usize = 32;
+const CHECKED: usize = CHECKSUM + 8;
+
+/// The checksum of an entry's bytes `b` (xxh3 of everything after the checksum field).
+fn checksum(b: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(b.get(CHECKED..).unwrap_or_default())
+}
 const POSTING: usize = 4 + 2 * N_FIELDS;
 
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
@@ -405,6 +415,7 @@ impl BodyIndex {
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&key.0.to_le_bytes());
         out.extend_from_slice(&key.1.to_le_bytes());
+        out.extend_from_slice(&0u64.to_le_bytes()); // the checksum, filled in below
         for count in [lengths.len(), words.len(), n_postings, unreadable] {
             out.extend_from_slice(&(count as u32).to_le_bytes());
         }
@@ -460,6 +471,8 @@ impl BodyIndex {
             out.extend_from_slice(&(file.len() as u32).to_le_bytes());
             out.extend_from_slice(file.as_bytes());
         }
+        let sum = checksum(&out);
+        out[CHECKSUM..CHECKED].copy_from_slice(&sum.to_le_bytes());
         Self::from_bytes(Bytes::Owned(out), key.0, |_| key.1)
             .unwrap_or_else(|| unreachable!("a freshly built body index is well-formed"))
     }
@@ -476,13 +489,18 @@ impl BodyIndex {
         if b.get(..8)? != MAGIC || u128::from_le_bytes(b.get(8..24)?.try_into().ok()?) != hash {
             return None;
         }
+        // A torn, cut, extended or damaged entry is rejected here, before any count is trusted.
+        if u64::from_le_bytes(b.get(CHECKSUM..CHECKED)?.try_into().ok()?) != checksum(b) {
+            return None;
+        }
         let stored = u64::from_le_bytes(b.get(24..32)?.try_into().ok()?);
-        let count = |i: usize| u32_at(b, 32 + 4 * i).map(|c| c as usize);
+        let count = |i: usize| u32_at(b, CHECKED + 4 * i).map(|c| c as usize);
         let (n_rows, n_words, n_postings, unreadable) =
             (count(0)?, count(1)?, count(2)?, count(3)?);
         let mut average = [0.0; N_FIELDS];
         for (f, mean) in average.iter_mut().enumerate() {
-            *mean = f64::from_le_bytes(b.get(48 + 8 * f..56 + 8 * f)?.try_into().ok()?);
+            let at = CHECKED + 16 + 8 * f;
+            *mean = f64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?);
         }
         let lengths_at = HEADER;
         let files_of_rows_at = lengths_at + n_rows * 4 * N_FIELDS;
@@ -523,9 +541,10 @@ impl BodyIndex {
             *mean = (total as f64 / n_files.max(1) as f64).max(1.0);
         }
         // The rest is not checked here (a search maps the entry and reads only
-        // what its words need): every read below is bounds-checked and rows
-        // out of range are skipped, so a damaged entry gives wrong scores at
-        // worst, never a crash; entries are written whole (temp file + rename).
+        // what its words need; the checksum already rules out damage): every
+        // read below is bounds-checked and rows out of range are skipped, so
+        // even an entry with a valid checksum over nonsense (fuzz target
+        // `body_index`) gives wrong scores at worst, never a crash.
         Some(Self {
             bytes,
             n_rows,
@@ -587,6 +606,22 @@ impl BodyIndex {
             }
         }
         rows
+    }
+
+    /// The entry `bytes` as the search cache would load it for the index
+    /// text hash `hash` and knowledge fingerprint `fingerprint` (the fuzz
+    /// target `body_index`, through `crate::fuzzing`).
+    pub(crate) fn from_entry(bytes: Vec<u8>, hash: u128, fingerprint: u64) -> Option<Self> {
+        Self::from_bytes(Bytes::Owned(bytes), hash, |_| fingerprint)
+    }
+
+    /// Writes the checksum of the entry `bytes` into it (a fuzz target
+    /// seals its mutations so that they reach the checks behind the checksum).
+    pub(crate) fn seal(bytes: &mut [u8]) {
+        let sum = checksum(bytes);
+        if let Some(field) = bytes.get_mut(CHECKSUM..CHECKED) {
+            field.copy_from_slice(&sum.to_le_bytes());
+        }
     }
 
     /// A cached body index: the mapped entry `file`, if it was built for the
@@ -1178,8 +1213,8 @@ mod tests {
     }
 
     /// The bytes round-trip through the cache form; a different index hash,
-    /// a changed file or any damage (a cut, a flipped byte) is rejected or,
-    /// where the damage is not detected, searched without a panic.
+    /// a changed file or any damage (a cut, a flipped bit or byte, bytes
+    /// appended) is rejected.
     #[test]
     fn cache_entries_are_checked_and_never_crash() {
         let (dir, entries) = corpus();
@@ -1202,16 +1237,19 @@ mod tests {
             "a changed knowledge file invalidates the entry"
         );
         let fixed = |_: Vec<&str>| u64::from_le_bytes(bytes[24..32].try_into().expect("8 bytes"));
+        let load = |b: Vec<u8>| BodyIndex::from_bytes(Bytes::Owned(b), 7, fixed).is_some();
+        assert!(load(bytes.clone()));
         for cut in 0..bytes.len() {
-            assert!(BodyIndex::from_bytes(Bytes::Owned(bytes[..cut].to_vec()), 7, fixed).is_none());
+            assert!(!load(bytes[..cut].to_vec()), "cut at {cut}");
         }
-        for at in 32..bytes.len() {
+        for junk in [&[0u8][..], b"x", &[0; 8]] {
+            assert!(!load([&bytes[..], junk].concat()), "{junk:?} appended");
+        }
+        for at in 0..bytes.len() {
             for flip in [0x01u8, 0x80, 0xff] {
                 let mut damaged = bytes.clone();
                 damaged[at] ^= flip;
-                if let Some(index) = BodyIndex::from_bytes(Bytes::Owned(damaged), 7, fixed) {
-                    let _ = index.search(&q, &Params::default(), 10);
-                }
+                assert!(!load(damaged), "byte {at} ^ {flip:#x}");
             }
         }
     }

@@ -481,3 +481,276 @@ fn concurrent_builds_never_tear_the_index() {
         let _ = reads;
     }
 }
+
+/// Eight `kbidx search` processes at a time on a cold search cache, with the
+/// index rebuilt (over a knowledge base that gained a file) while they run: each
+/// answers exactly as a search of the old or of the new index does without
+/// a cache, so none mixed the two or loaded a half-written cache entry (the
+/// word and body entries are written to a temporary file and renamed, and
+/// loading checks their hashes). The searches afterwards, from the entries
+/// the race left behind, answer as the new index does.
+#[test]
+fn concurrent_searches_on_a_cold_cache_answer_from_one_index() {
+    let s = Sandbox::new();
+    for f in 0..24 {
+        s.write(
+            &format!("k/d{}/f{f:02}.json", f % 4),
+            knowledge_doc(&format!("File {f}"), 20),
+        );
+    }
+    // The new file wins the query; the old index leaves it out.
+    s.write(
+        "k/new.json",
+        r#"{"title":"Fresh","index":[{"id":"a","hints":["hint3","fresh","共通"]}],"sections":{"a":"fresh text 共通"}}"#,
+    );
+    s.write(
+        "old.toml",
+        "knowledge = \"k\"\nindex = \"out/index.toon\"\nexclude = [\"new.json\"]\n",
+    );
+    s.write(
+        "new.toml",
+        "knowledge = \"k\"\nindex = \"out/index.toon\"\n",
+    );
+    let build = |config: &'static str| ["build", "-q", "--config", config];
+    // `cache` "": `--no-cache` (the reference answers).
+    let search = |cache: &str| -> std::process::Command {
+        let no_cache = ["--no-cache"];
+        let mut args = vec!["search"];
+        args.extend(if cache.is_empty() { &no_cache[..] } else { &[] });
+        args.extend([
+            "--config",
+            "/dev/null",
+            "--index",
+            "out/index.toon",
+            "--knowledge",
+            "k",
+            "--l3",
+            "hint3,fresh",
+            "--with-content",
+            "--max-tokens",
+            "400",
+            "--top",
+            "5",
+        ]);
+        let mut command = s.command(&args);
+        command.env("KBIDX_CACHE_DIR", s.path(cache));
+        command
+    };
+    let answer = |output: std::process::Output| {
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    s.run(&build("new.toml")).exits(0, "");
+    let new = answer(search("").output().unwrap());
+    s.run(&build("old.toml")).exits(0, "");
+    let old = answer(search("").output().unwrap());
+    assert_ne!(old, new, "the rebuild must change the answer");
+    assert!(new.contains("new.json#a") && !old.contains("new.json"));
+    for round in 0..3 {
+        s.run(&build("old.toml")).exits(0, "");
+        let cache = format!("cache{round}");
+        // Four searches start before the rebuild, eight run at a time while
+        // it runs (at most 64 in all), and four start after it.
+        let mut running: Vec<_> = (0..4).map(|_| search(&cache).spawn().unwrap()).collect();
+        let mut done = Vec::new();
+        let mut rebuild = s.spawn(&build("new.toml"));
+        let mut started = 4;
+        while !rebuild.has_exited() {
+            for child in std::mem::take(&mut running) {
+                let mut child = child;
+                if child.try_wait().unwrap().is_some() {
+                    done.push(child);
+                } else {
+                    running.push(child);
+                }
+            }
+            while running.len() < 8 && started < 64 {
+                running.push(search(&cache).spawn().unwrap());
+                started += 1;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        rebuild.wait().exits(0, "");
+        running.extend((0..4).map(|_| search(&cache).spawn().unwrap()));
+        let mut seen = [0, 0];
+        for child in done.into_iter().chain(running) {
+            let got = answer(child.wait_with_output().unwrap());
+            assert!(
+                got == old || got == new,
+                "round {round}: an answer from neither index:\n{got}\nold:\n{old}\nnew:\n{new}"
+            );
+            seen[usize::from(got == new)] += 1;
+        }
+        eprintln!("round {round}: {} old, {} new answers", seen[0], seen[1]);
+        assert!(
+            seen[1] >= 4,
+            "round {round}: the searches after the rebuild"
+        );
+        for _ in 0..2 {
+            assert_eq!(
+                answer(search(&cache).output().unwrap()),
+                new,
+                "round {round}"
+            );
+        }
+        let entries: Vec<String> = std::fs::read_dir(s.path(&cache))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            entries.iter().all(|n| !n.starts_with(".tmp")),
+            "round {round}: {entries:?}"
+        );
+    }
+}
+
+/// One `kbidx mcp` server, 10,000 requests written by a second thread while
+/// this one reads the answers: searches (questions, keywords with content),
+/// reads (of a section, of a missing one), lines that are not JSON, oversized
+/// arguments (a 64 KB question, 2,000 keywords, a 1 MB reference), notifications
+/// and other methods. Every request is answered, in order, with its id (a
+/// line that is not JSON with `id: null`); the server exits 0 at the end.
+/// Prints the server's peak RSS (`VmHWM`) for docs/reliability.md.
+#[test]
+#[ignore = "10,000 requests; run with `cargo test --release -- --ignored mcp_under_load`"]
+fn mcp_under_load_answers_every_request_in_order() {
+    use std::io::{BufRead as _, BufReader};
+
+    const REQUESTS: usize = 10_000;
+    let s = Sandbox::new().with_repo_knowledge();
+    // Its log (a line per call) is not read: a full stderr pipe would stop it.
+    let mut child = s
+        .command(&["mcp"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    // What each line expects: `Some(id)` for an answer with that id, `None` for none.
+    let call = |id: usize, name: &str, arguments: serde_json::Value| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}})
+        .to_string()
+    };
+    let big_question = "ページングの件数を取得したい ".repeat(4_000);
+    let many: Vec<String> = (0..2_000).map(|i| format!("kw{i}")).collect();
+    let huge_reference = format!("guide/build.json#{}", "x".repeat(1 << 20));
+    let mut lines = Vec::with_capacity(REQUESTS);
+    let mut expected: Vec<Option<serde_json::Value>> = Vec::with_capacity(REQUESTS);
+    for i in 0..REQUESTS {
+        let (line, answer) = match i % 10 {
+            0 => (
+                call(
+                    i,
+                    "search",
+                    serde_json::json!({"question": "索引を作り直すには"}),
+                ),
+                true,
+            ),
+            1 => (
+                call(
+                    i,
+                    "search",
+                    serde_json::json!({"l2": ["build"], "l3": "index, check", "max_tokens": 500}),
+                ),
+                true,
+            ),
+            2 => (
+                call(
+                    i,
+                    "read",
+                    serde_json::json!({"reference": "guide/build.json#check"}),
+                ),
+                true,
+            ),
+            3 => (
+                call(
+                    i,
+                    "read",
+                    serde_json::json!({"reference": "guide/build.json#nope"}),
+                ),
+                true,
+            ),
+            4 => (format!("not json {i} {{"), true),
+            5 if i % 1000 == 5 => (
+                call(i, "read", serde_json::json!({"reference": huge_reference})),
+                true,
+            ),
+            5 => (
+                call(
+                    i,
+                    "search",
+                    serde_json::json!({"question": big_question, "top": 3}),
+                ),
+                true,
+            ),
+            6 => (
+                call(i, "search", serde_json::json!({"l1": many, "top": 1})),
+                true,
+            ),
+            7 => (
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+                false,
+            ),
+            8 => (
+                format!(r#"{{"jsonrpc":"2.0","id":"s{i}","method":"ping"}}"#),
+                true,
+            ),
+            _ => (
+                format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"resources/list"}}"#),
+                true,
+            ),
+        };
+        let id = match i % 10 {
+            4 => serde_json::Value::Null,
+            8 => serde_json::json!(format!("s{i}")),
+            _ => serde_json::json!(i),
+        };
+        lines.push(line);
+        expected.push(answer.then_some(id));
+    }
+    let writer = std::thread::spawn(move || {
+        for line in lines {
+            stdin.write_all(line.as_bytes()).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+        stdin.flush().unwrap();
+        // Kept open until the answers are read, so the peak RSS can be read first.
+        stdin
+    });
+    let mut answers = stdout.lines();
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for (i, id) in expected.iter().enumerate() {
+        let Some(id) = id else { continue };
+        let line = answers
+            .next()
+            .unwrap_or_else(|| panic!("request {i}: no answer"))
+            .unwrap();
+        let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(&answer["id"], id, "request {i}: {line:.300}");
+        let kind = if let Some(code) = answer["error"]["code"].as_i64() {
+            format!("error {code}")
+        } else if answer["result"]["isError"] == true {
+            "tool error".to_owned()
+        } else {
+            "result".to_owned()
+        };
+        *kinds.entry(kind).or_default() += 1;
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let peak = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .unwrap_or("VmHWM: ?");
+    eprintln!("kbidx mcp after {REQUESTS} requests: {peak}; answers {kinds:?}");
+    drop(writer.join().unwrap());
+    assert!(answers.next().is_none(), "an answer too many");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
