@@ -565,16 +565,17 @@ impl BodyIndex {
         })
     }
 
-    /// Row `row`'s section text, normalised (empty when out of range or damaged).
-    fn text(&self, row: usize) -> &str {
+    /// Row `row`'s section text, normalised, as bytes (empty when out of
+    /// range or damaged). Bytes, not `str`: the literal scan matches UTF-8
+    /// patterns on them directly, so no search validates the whole text.
+    fn text(&self, row: usize) -> &[u8] {
         let b = self.bytes.as_slice();
         let at = |i: usize| u32_at(b, self.text_offsets_at + 4 * i).map(|o| o as usize);
         match (at(row), at(row + 1)) {
             (Some(start), Some(end)) if row < self.n_rows => b
                 .get(self.text_at + start..self.text_at + end)
-                .and_then(|t| std::str::from_utf8(t).ok())
-                .unwrap_or(""),
-            _ => "",
+                .unwrap_or_default(),
+            _ => &[],
         }
     }
 
@@ -599,7 +600,7 @@ impl BodyIndex {
             for m in automaton.find_overlapping_iter(text) {
                 let p = m.pattern().as_usize();
                 if rows[p].last() != Some(&row)
-                    && crate::search::fallback::on_word_boundaries(text, m.start(), m.end())
+                    && crate::search::fallback::on_word_boundaries_bytes(text, m.start(), m.end())
                 {
                     rows[p].push(row);
                 }

@@ -445,7 +445,11 @@ fn searchable(norm: &str) -> bool {
 /// Whether `text[start..end]` sits on word boundaries at its ASCII-alphanumeric
 /// ends (Japanese ends always do): `per` does not match in `property`.
 pub(crate) fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
-    let b = text.as_bytes();
+    on_word_boundaries_bytes(text.as_bytes(), start, end)
+}
+
+/// [`on_word_boundaries`] over UTF-8 bytes (the body index's section text).
+pub(crate) fn on_word_boundaries_bytes(b: &[u8], start: usize, end: usize) -> bool {
     let alnum = |x: u8| x.is_ascii_alphanumeric();
     let left = start == 0 || !alnum(b[start]) || !alnum(b[start - 1]);
     let right = end == b.len() || !alnum(b[end - 1]) || !alnum(b[end]);
