@@ -613,8 +613,10 @@ fn concurrent_searches_on_a_cold_cache_answer_from_one_index() {
 /// this one reads the answers: searches (questions, keywords with content),
 /// reads (of a section, of a missing one), lines that are not JSON, oversized
 /// arguments (a 64 KB question, 2,000 keywords, a 1 MB reference), notifications
-/// and other methods. Every request is answered, in order, with its id (a
-/// line that is not JSON with `id: null`); the server exits 0 at the end.
+/// and other methods, with the index rebuilt on disk halfway. Every request
+/// is answered, in order, with its id (a line that is not JSON with `id:
+/// null`); a probe search answers from the old index before the rebuild and
+/// from the new one after it, never a mix; the server exits 0 at the end.
 /// Prints the server's peak RSS (`VmHWM`) for docs/reliability.md.
 #[test]
 #[ignore = "10,000 requests; run with `cargo test --release -- --ignored mcp_under_load`"]
@@ -646,6 +648,11 @@ fn mcp_under_load_answers_every_request_in_order() {
     let mut expected: Vec<Option<serde_json::Value>> = Vec::with_capacity(REQUESTS);
     for i in 0..REQUESTS {
         let (line, answer) = match i % 10 {
+            // The probe: a word only the knowledge rebuilt halfway holds.
+            0 if i % 100 == 0 => (
+                call(i, "search", serde_json::json!({"l3": ["zebrafish"]})),
+                true,
+            ),
             0 => (
                 call(
                     i,
@@ -716,8 +723,15 @@ fn mcp_under_load_answers_every_request_in_order() {
         lines.push(line);
         expected.push(answer.then_some(id));
     }
+    // Halfway the writer waits until every earlier request is answered and
+    // the index is rebuilt on disk; the server must pick the new one up.
+    let (rebuilt, wait_rebuilt) = std::sync::mpsc::channel::<()>();
     let writer = std::thread::spawn(move || {
-        for line in lines {
+        for (i, line) in lines.into_iter().enumerate() {
+            if i == REQUESTS / 2 {
+                stdin.flush().unwrap();
+                wait_rebuilt.recv().unwrap();
+            }
             stdin.write_all(line.as_bytes()).unwrap();
             stdin.write_all(b"\n").unwrap();
         }
@@ -728,6 +742,15 @@ fn mcp_under_load_answers_every_request_in_order() {
     let mut answers = stdout.lines();
     let mut kinds = std::collections::BTreeMap::<String, usize>::new();
     for (i, id) in expected.iter().enumerate() {
+        if i == REQUESTS / 2 {
+            s.write(
+                "knowledge/zoo.json",
+                r#"{"id": "zoo", "title": "Zoo", "index": [{"id": "fish", "title": "Zebrafish", "hints": ["zebrafish"]}],
+                    "sections": {"fish": "Zebrafish are small."}}"#,
+            );
+            s.run(&["build", "--quiet"]).success();
+            rebuilt.send(()).unwrap();
+        }
         let Some(id) = id else { continue };
         let line = answers
             .next()
@@ -735,6 +758,22 @@ fn mcp_under_load_answers_every_request_in_order() {
             .unwrap();
         let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(&answer["id"], id, "request {i}: {line:.300}");
+        if i % 100 == 0 {
+            // Wholly the old index before the rebuild, wholly the new one after.
+            let results = &answer["result"]["structuredContent"]["results"];
+            let found: Vec<&str> = results
+                .as_array()
+                .unwrap_or_else(|| panic!("request {i}: {line:.300}"))
+                .iter()
+                .filter_map(|r| r["reference"].as_str())
+                .collect();
+            let want: &[&str] = if i < REQUESTS / 2 {
+                &[]
+            } else {
+                &["zoo.json#fish"]
+            };
+            assert_eq!(found, want, "request {i}");
+        }
         let kind = if let Some(code) = answer["error"]["code"].as_i64() {
             format!("error {code}")
         } else if answer["result"]["isError"] == true {
