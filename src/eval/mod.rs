@@ -155,24 +155,7 @@ pub struct CaseResult {
     /// The search's `confidence` (default and seed methods): its level and
     /// the evidence, to re-fit the thresholds from.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<CaseConfidence>,
-}
-
-/// A search's `confidence` (see docs/output.md).
-#[derive(Debug, Clone, Serialize)]
-pub struct CaseConfidence {
-    /// `high`, `medium` or `low`.
-    pub level: &'static str,
-    /// The 10th result's score over the first's (absent: fewer than 10 rows scored).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tail_ratio: Option<f64>,
-    /// The first result's worst rank among the stages.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stage_rank: Option<usize>,
-    /// The query's concepts.
-    pub concepts: usize,
-    /// Those the first result matches.
-    pub matched_concepts: usize,
+    pub(crate) confidence: Option<crate::output::confidence::Confidence>,
 }
 
 /// How often a confidence level occurs in a run, and how often its searches
@@ -647,13 +630,7 @@ pub(crate) fn evaluate_searcher(
                     }
                 }
                 let mut result = score_case(case, &listed, &starts, &wholes, &folded);
-                result.confidence = confidence.map(|c| CaseConfidence {
-                    level: c.level,
-                    tail_ratio: c.tail_ratio,
-                    stage_rank: c.stage_rank,
-                    concepts: c.concepts,
-                    matched_concepts: c.matched_concepts,
-                });
+                result.confidence = confidence;
                 result.suggested = suggested;
                 if let Some(handed) = &handed {
                     for (rank, expected) in result.ranks.iter_mut().zip(&case.expected) {

@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 
-use kbidx::build::{self, BuildOptions};
 use kbidx::eval::{self, Method, Mode};
 use kbidx::index::model::Index;
 use kbidx::search::{Level, Matcher, Query, Scoring, Searcher, Settings};
@@ -29,17 +28,7 @@ fn shared() -> Option<PathBuf> {
 }
 
 fn build(shared: &Path, corpus: &str) -> Index {
-    let options = BuildOptions {
-        knowledge: shared.join("corpora").join(format!("nabledge-6-{corpus}")),
-        filter: None,
-        include: vec!["**/*.json".to_owned()],
-        exclude: Vec::new(),
-        strict: false,
-        terms: kbidx::config::DEFAULT_TERMS,
-    };
-    build::build(&options)
-        .unwrap_or_else(|e| panic!("{corpus}: {e}"))
-        .index
+    crate::common::build_default(&shared.join("corpora").join(format!("nabledge-6-{corpus}")))
 }
 
 /// One floor: default or seed scoring in one mode must reach these values.

@@ -15,7 +15,6 @@
 
 use std::path::Path;
 
-use kbidx::build::{self, BuildOptions};
 use kbidx::eval::{self, Limits, Method, Mode, Settings};
 
 use crate::common::repo;
@@ -24,15 +23,7 @@ use crate::common::repo;
 type Floors = [(Method, f64, f64); 2];
 
 fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
-    let options = BuildOptions {
-        knowledge: knowledge.to_path_buf(),
-        filter: None,
-        include: vec!["**/*.json".to_owned()],
-        exclude: Vec::new(),
-        strict: false,
-        terms: kbidx::config::DEFAULT_TERMS,
-    };
-    let index = build::build(&options).unwrap().index;
+    let index = crate::common::build_default(knowledge);
     let set = repo().join(format!("tests/fixtures/eval/{split}/{corpus}.jsonl"));
     let cases = eval::load_cases(&set).unwrap();
     let runs = eval::evaluate_full(

@@ -16,7 +16,6 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
-use kbidx::build::{self, BuildOptions};
 use kbidx::eval::{self, Limits, Method, Mode, Settings};
 use kbidx::text::normalize::normalize;
 
@@ -147,15 +146,7 @@ fn suggestions_are_whole_words() {
     let mut failures = Vec::new();
     for corpus in ["large", "fulltext"] {
         let knowledge = shared.join(format!("corpora/nabledge-6-{corpus}"));
-        let options = BuildOptions {
-            knowledge: knowledge.clone(),
-            filter: None,
-            include: vec!["**/*.json".to_owned()],
-            exclude: Vec::new(),
-            strict: false,
-            terms: kbidx::config::DEFAULT_TERMS,
-        };
-        let index = build::build(&options).unwrap().index;
+        let index = crate::common::build_default(&knowledge);
         let set = repo().join(format!("tests/fixtures/eval/dev/{corpus}.jsonl"));
         let cases = eval::load_cases(&set).unwrap();
         let runs = eval::evaluate_full(

@@ -301,3 +301,20 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The index `kbidx build` makes of `knowledge` with the default settings
+/// (every `*.json`, derived terms on), built in-process for the tests that
+/// rank through the library.
+pub(crate) fn build_default(knowledge: &Path) -> kbidx::index::model::Index {
+    let options = kbidx::build::BuildOptions {
+        knowledge: knowledge.to_path_buf(),
+        filter: None,
+        include: vec!["**/*.json".to_owned()],
+        exclude: Vec::new(),
+        strict: false,
+        terms: kbidx::config::DEFAULT_TERMS,
+    };
+    kbidx::build::build(&options)
+        .unwrap_or_else(|e| panic!("{}: {e}", knowledge.display()))
+        .index
+}
