@@ -608,7 +608,8 @@ impl Report {
     /// section (see [`adaptive`]): every result first gets its core (the
     /// section whole when it is short, else its best blocks for `words`),
     /// best first while the budget lasts; what is left then widens the best
-    /// results' cores, up to the whole section. Without a budget over all
+    /// results' cores, up to the whole section. The report's confidence,
+    /// set before, decides whether the first results lead. Without a budget over all
     /// results each section is handed over whole, or as its best blocks
     /// within the per-result caps.
     pub(crate) fn attach_adaptive(
@@ -627,7 +628,7 @@ impl Report {
                 lead_share: 100,
             }
         } else {
-            adaptive::Params::default()
+            adaptive::Params::for_confidence(self.confidence.level)
         };
         let mut plan = adaptive::Plan::new(budget, params);
         let mut texts = Vec::new();
