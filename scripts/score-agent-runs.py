@@ -2,16 +2,17 @@
 """Scores recorded agent-mode runs (docs/accuracy.md, "Agent mode").
 
     scripts/score-agent-runs.py [--kbidx target/release/kbidx] [--shared ../shared]
-                                [--config NAME ...] [--format markdown|json]
+                                [--config NAME ...] [--runs SUFFIX] [--format markdown|json]
 
-Reads tests/fixtures/agent-runs/{dev,test,holdout3}-{large,fulltext}.jsonl (what agents following SKILL.md
+Reads tests/fixtures/agent-runs/{dev,test,holdout3}-{large,fulltext}SUFFIX.jsonl (what agents following SKILL.md
 searched for; PROMPT.md there is how they were run), writes each run's first and second keyword
 searches as query sets into a temporary directory, and runs `kbidx eval --mode keywords` on them
 against tests/fixtures/eval's expected sections, once per configuration (CONFIGS below: the
 agents' recorded keywords replayed with each hand-over or result-shaping option; the agents
 themselves ran only the default, `off`). Prints, per set x search x configuration, n, R@10,
-R@30, MRR, R@20000chars and the lower bound R@20000chars-whole (must sections handed over
-whole), then per set the union R@30 of both searches and how many sections the agents judged
+R@30, MRR, R@20000chars, the lower bound R@20000chars-whole (must sections handed over
+whole) and answer recall at 2,000 / 5,000 / 10,000 tokens (must sections that carry an answer
+phrase), then per set the union R@30 of both searches and how many sections the agents judged
 High and how many of those are expected (from the agents' own run, not the replays).
 Run from the repository root.
 """
@@ -36,6 +37,8 @@ ap.add_argument('--kbidx', default='target/release/kbidx')
 ap.add_argument('--shared', default='../shared')
 ap.add_argument('--config', action='append', choices=list(CONFIGS),
                 help='configurations to replay (repeatable; default: all)')
+ap.add_argument('--runs', default='', metavar='SUFFIX',
+                help="which records: '' (the first runs) or e.g. '.adaptive', '.signals'")
 ap.add_argument('--format', choices=['markdown', 'json'], default='markdown')
 args = ap.parse_args()
 B = os.path.abspath(args.kbidx)
@@ -61,7 +64,7 @@ rows = []      # (set, search, config, n, metrics)
 summaries = []  # per set: union R@30 and High judgements
 for split in ['dev', 'test', 'holdout3']:
     for corpus in ['large', 'fulltext']:
-        runs_file = f'tests/fixtures/agent-runs/{split}-{corpus}.jsonl'
+        runs_file = f'tests/fixtures/agent-runs/{split}-{corpus}{args.runs}.jsonl'
         if not os.path.exists(runs_file):
             continue
         name = f'{split}/{corpus}'
@@ -115,11 +118,14 @@ if args.format == 'json':
                                for s, w, c, n, m in rows],
                       'sets': summaries}, ensure_ascii=False, indent=2))
     sys.exit(0)
-print('| set | search | configuration | n | R@10 | R@30 | MRR | R@20000chars | whole |')
-print('|---|---|---|--:|--:|--:|--:|--:|--:|')
+print('| set | search | configuration | n | R@10 | R@30 | MRR | R@20000chars | whole '
+      '| answer recall 2k / 5k / 10k |')
+print('|---|---|---|--:|--:|--:|--:|--:|--:|---|')
 for s, w, c, n, m in rows:
+    answer = ' / '.join(f'{x:.2f}' for x in m.get('answer_recall') or []) or '–'
     print(f"| {s} | {w} | {c} | {n} | {m['recall_at_10']:.2f} | {m['recall_at_30']:.2f} | "
-          f"{m['mrr']:.2f} | {m['recall_at_chars']:.2f} | {m['recall_whole_at_chars']:.2f} |")
+          f"{m['mrr']:.2f} | {m['recall_at_chars']:.2f} | {m['recall_whole_at_chars']:.2f} "
+          f"| {answer} |")
 print()
 for x in summaries:
     union = '' if x['union_recall_at_30'] is None else f" union R@30={x['union_recall_at_30']:.2f}"
