@@ -165,10 +165,14 @@ impl Confidence {
             Some(r) => format!("10th result at {:.0}% of the first's score", r * 100.0),
             None => "fewer than 10 results".to_owned(),
         };
-        let stages = self
-            .stage_rank
-            .map(|r| format!("; the first ranks {r} at worst in a stage"))
-            .unwrap_or_default();
+        // Whether the index pass and the text agree, in words an agent can act on.
+        let stages = match self.stage_rank {
+            Some(r) if r <= THRESHOLDS.stage_rank => {
+                "; the index and the text agree on the first".to_owned()
+            }
+            Some(r) => format!("; the index and the text disagree: the first is #{r} in one"),
+            None => String::new(),
+        };
         format!(
             "confidence: {} ({tail}{stages}; it matches {} of {} concepts)\n",
             self.level, self.matched_concepts, self.concepts
