@@ -263,15 +263,22 @@ mod tests {
 
     /// Glob matching (relative paths, `**` across directories, `*` too, as
     /// `include`/`exclude` match) and the product of matching factors.
+    /// A file's combined factor and matching entries, or none.
+    type Factor = Option<(f64, Vec<usize>)>;
+
+    /// The bad entry's position and message, or none.
+    type Named<'a> = Option<(usize, &'a str)>;
+
     #[test]
     fn factors_multiply_over_matching_globs() {
         let w = weights(&[
             ("javadoc/**", 0.5),
             ("**/release-notes*.json", 0.8),
             ("guide/*.json", 2.0),
-        ])
-        .unwrap();
-        let cases: &[(&str, Option<(f64, Vec<usize>)>)] = &[
+        ]);
+        assert!(w.is_ok(), "{w:?}");
+        let Ok(w) = w else { return };
+        let cases: &[(&str, Factor)] = &[
             ("javadoc/nablarch/Foo.json", Some((0.5, vec![0]))),
             ("javadoc.json", None),
             ("about/release-notes-6u2.json", Some((0.8, vec![1]))),
@@ -290,7 +297,7 @@ mod tests {
 
     #[test]
     fn bad_entries_are_named() {
-        let cases: &[(&[(&str, f64)], Option<(usize, &str)>)] = &[
+        let cases: &[(&[(&str, f64)], Named<'_>)] = &[
             (&[("a/**", 0.5), ("b/**", 1.5)], None),
             (&[("a/**", 1e-9)], None),
             (
