@@ -545,7 +545,8 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             let schema = args.pg.pg_schema.clone();
             let options = Request::resolve(&config, args)?;
             options.refuse_with_pg()?;
-            let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &schema)?);
+            let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &schema)?)
+                .with_weights(config.weights.clone());
             run_search(&options, &searcher, out)
         }
         Command::Search(args) => {
@@ -585,6 +586,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                         hierarchy: options.hierarchy,
                         fallback: options.fallback,
                         body: options.body,
+                        weights: config.weights.clone(),
                     },
                     Some(options.knowledge.clone()),
                 )
@@ -760,7 +762,8 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 "eval --passages works with the index file, not with --pg".into(),
             ));
         }
-        let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?);
+        let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?)
+            .with_weights(config.weights.clone());
         // PostgreSQL ranks one way: the default method's run only.
         let runs = eval::evaluate_searcher(
             &searcher,
@@ -829,6 +832,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             body: args.body.resolve(config),
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
+            weights: config.weights.clone(),
         },
     )?;
     write_eval(&args, &cases, runs, out)

@@ -52,6 +52,9 @@ pub struct Config {
     pub hand_over: HandOver,
     /// Thresholds of `kbidx lint`'s rules (`[lint]`).
     pub lint: crate::lint::Thresholds,
+    /// Path weights (`[[weight]]`): factors on the score of the sections of
+    /// matching files, in `search`, `eval` and `mcp` (none by default).
+    pub weights: crate::search::Weights,
 }
 
 /// Seconds `build` lets the extraction program run unless configured otherwise:
@@ -81,6 +84,7 @@ impl Default for Config {
             budget: Budget::default(),
             hand_over: HandOver::default(),
             lint: crate::lint::Thresholds::default(),
+            weights: crate::search::Weights::default(),
         }
     }
 }
@@ -102,6 +106,7 @@ impl Config {
             }),
             fallback: self.fallback,
             body: self.body.then(crate::search::Body::default),
+            weights: self.weights.clone(),
         })
     }
 }
@@ -130,6 +135,15 @@ struct RawConfig {
     passages: Option<bool>,
     hand_over: Option<HandOver>,
     lint: Option<RawLint>,
+    weight: Option<Vec<toml::Spanned<RawWeight>>>,
+}
+
+/// `[[weight]]`: a factor on the score of sections whose file matches `glob`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWeight {
+    glob: String,
+    factor: f64,
 }
 
 /// `[lint]`: thresholds of `kbidx lint`'s rules.
@@ -202,7 +216,29 @@ impl Config {
                 "section_tokens must be at least 1",
             ));
         }
+        let raw_weights = raw.weight.unwrap_or_default();
+        let weights = crate::search::Weights::new(
+            raw_weights
+                .iter()
+                .map(|w| crate::search::Weight {
+                    glob: w.get_ref().glob.clone(),
+                    factor: w.get_ref().factor,
+                })
+                .collect(),
+        )
+        .map_err(|(i, message)| {
+            let (line, column) = crate::error::line_column(text, raw_weights[i].span().start);
+            Error::Weight {
+                path: path.to_path_buf(),
+                line,
+                column,
+                entry: i + 1,
+                glob: raw_weights[i].get_ref().glob.clone(),
+                message,
+            }
+        })?;
         Ok(Self {
+            weights,
             lint: crate::lint::Thresholds {
                 hint_share: lint.hint_share.unwrap_or(default.lint.hint_share),
                 hint_min_rows: lint.hint_min_rows.unwrap_or(default.lint.hint_min_rows),
@@ -452,6 +488,60 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(&parse(text), want, "{text:?}");
+        }
+    }
+
+    /// `[[weight]]` entries: parsed in order, none by default; a bad glob or
+    /// factor is an error naming the file, the entry's line and the entry.
+    #[test]
+    fn weight_entries() {
+        let parse = |text: &str| {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .map(|c| {
+                    c.weights
+                        .entries()
+                        .iter()
+                        .map(|w| (w.glob.clone(), w.factor))
+                        .collect::<Vec<_>>()
+                })
+                .map_err(|e| e.to_string())
+        };
+        let entry = |glob: &str, factor: f64| (glob.to_owned(), factor);
+        type Parsed = Result<Vec<(String, f64)>, String>;
+        let cases: &[(&str, Parsed)] = &[
+            ("", Ok(Vec::new())),
+            (
+                "[[weight]]\nglob = \"javadoc/**\"\nfactor = 0.5\n\n[[weight]]\nglob = \"guide/*\"\nfactor = 2\n",
+                Ok(vec![entry("javadoc/**", 0.5), entry("guide/*", 2.0)]),
+            ),
+            (
+                "terms = 3\n[[weight]]\nglob = \"a/**\"\nfactor = 0.5\n[[weight]]\nglob = \"b/**\"\nfactor = 0\n",
+                Err("kbidx.toml:5:1: [[weight]] entry 2 (glob = \"b/**\"): factor must be a finite number above 0, not 0".to_owned()),
+            ),
+            (
+                "[[weight]]\nglob = \"a/**\"\nfactor = -0.5\n",
+                Err("kbidx.toml:1:1: [[weight]] entry 1 (glob = \"a/**\"): factor must be a finite number above 0, not -0.5".to_owned()),
+            ),
+            (
+                "[[weight]]\nglob = \"a/**\"\nfactor = nan\n",
+                Err("kbidx.toml:1:1: [[weight]] entry 1 (glob = \"a/**\"): factor must be a finite number above 0, not NaN".to_owned()),
+            ),
+            (
+                "[[weight]]\nglob = \"a/[\"\nfactor = 0.5\n",
+                Err("kbidx.toml:1:1: [[weight]] entry 1 (glob = \"a/[\"): invalid glob \"a/[\": unclosed character class; missing ']'".to_owned()),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(&parse(text), want, "{text:?}");
+        }
+        // A missing or unknown key is the TOML parser's error, with its position.
+        for text in [
+            "[[weight]]\nglob = \"a/**\"\n",
+            "[[weight]]\nglob = \"a/**\"\nfactor = 0.5\nfactr = 1\n",
+            "[[weight]]\nglob = \"a/**\"\nfactor = \"half\"\n",
+        ] {
+            let message = parse(text).err().unwrap_or_default();
+            assert!(message.starts_with("kbidx.toml:"), "{text:?}: {message}");
         }
     }
 

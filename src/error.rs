@@ -47,6 +47,22 @@ pub enum Error {
     },
     /// The command line or configuration asks for something impossible.
     Usage(String),
+    /// A `[[weight]]` entry of kbidx.toml is invalid (a bad glob, a factor
+    /// that is not a finite number above 0).
+    Weight {
+        /// The configuration file.
+        path: PathBuf,
+        /// 1-based line and column (in characters) of the entry.
+        line: usize,
+        /// See `line`.
+        column: usize,
+        /// 1-based position of the entry among the `[[weight]]` entries.
+        entry: usize,
+        /// The entry's glob as written.
+        glob: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A reference or path names a file outside the knowledge directory.
     OutsideKnowledge {
         /// The reference or path as given.
@@ -169,6 +185,18 @@ impl fmt::Display for Error {
             }
             Self::Data { path, message } => write!(f, "{}: {message}", display(path)),
             Self::Usage(message) => f.write_str(message),
+            Self::Weight {
+                path,
+                line,
+                column,
+                entry,
+                glob,
+                message,
+            } => write!(
+                f,
+                "{}:{line}:{column}: [[weight]] entry {entry} (glob = {glob:?}): {message}",
+                display(path)
+            ),
             Self::OutsideKnowledge { reference, rule } => write!(
                 f,
                 "{reference}: refused: {rule} (kbidx reads only files inside the knowledge directory)"

@@ -331,6 +331,7 @@ pub fn evaluate(
             enabled: false,
             ..fallback::Settings::default()
         },
+        weights: crate::search::Weights::default(),
     };
     evaluate_full(
         index,

@@ -284,7 +284,7 @@ impl Tools {
             self.cache.as_ref(),
         )?;
         Ok(
-            Searcher::new(matcher, self.settings, Some(self.knowledge.clone()))
+            Searcher::new(matcher, self.settings.clone(), Some(self.knowledge.clone()))
                 .with_cache(self.cache.clone()),
         )
     }

@@ -109,7 +109,7 @@ impl Confidence {
         let matched: Vec<String> = first
             .matched
             .iter()
-            .filter(|m| m.field != "file")
+            .filter(|m| m.field != "file" && m.field != "weight")
             .map(|m| crate::text::normalize::normalize(&m.keyword))
             .collect();
         // A keyword of several words counts when any of its words matched
@@ -218,6 +218,7 @@ mod tests {
                 stage: None,
                 counted: true,
                 why: None,
+                factor: None,
             })
             .collect();
         ResultRow::of("a.json#s1", "", (score, 1.0), "index", matched)

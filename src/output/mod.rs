@@ -250,6 +250,28 @@ pub(crate) struct MatchedRow {
     /// Why an entry is not counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<&'static str>,
+    /// The factor of a path weight (field `weight`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub factor: Option<f64>,
+}
+
+impl MatchedRow {
+    /// The entry of a path weight: its globs as the keyword, and the points
+    /// it added to the score (negative when it demoted), so that the
+    /// counted points still sum to the score.
+    fn weight(applied: &crate::search::weight::Applied) -> Self {
+        Self {
+            keyword: applied.globs.join(", "),
+            level: "-",
+            field: "weight",
+            points: round(applied.points),
+            partial: None,
+            stage: None,
+            counted: true,
+            why: None,
+            factor: Some(applied.factor),
+        }
+    }
 }
 
 fn is_true(b: &bool) -> bool {
@@ -270,6 +292,7 @@ impl From<&crate::search::Match> for MatchedRow {
             stage: None,
             counted: true,
             why: None,
+            factor: None,
         }
     }
 }
@@ -285,6 +308,7 @@ impl From<&fallback::TermMatch> for MatchedRow {
             stage: None,
             counted: true,
             why: None,
+            factor: None,
         }
     }
 }
@@ -328,18 +352,26 @@ impl Report {
                     stage: Some("pg"),
                     counted: true,
                     why: None,
+                    factor: None,
                 })
+                .chain(
+                    ranking
+                        .weights
+                        .get(i)
+                        .and_then(Option::as_ref)
+                        .map(MatchedRow::weight),
+                )
                 .collect();
+            // Weighted rankings: the score that put the row here.
+            let scores = ranking
+                .fused
+                .get(i)
+                .copied()
+                .unwrap_or((hit.score, (hit.score / best).min(1.0)));
             report.results.push(ResultRow {
                 rank: report.results.len() + 1,
                 more: ranking.more.get(i).cloned().unwrap_or_default(),
-                ..ResultRow::of(
-                    &hit.reference,
-                    &hit.title,
-                    (hit.score, (hit.score / best).min(1.0)),
-                    "pg",
-                    matched,
-                )
+                ..ResultRow::of(&hit.reference, &hit.title, scores, "pg", matched)
             });
         }
         report
@@ -493,6 +525,7 @@ impl Report {
                                     stage: Some("body"),
                                     counted: true,
                                     why: None,
+                                    factor: None,
                                 }),
                         );
                 }
@@ -509,8 +542,12 @@ impl Report {
                                 stage: Some("body"),
                                 counted: factor.is_some(),
                                 why: factor.is_none().then_some(TIE_BREAK_ONLY),
+                                factor: None,
                             }
                         }));
+                }
+                if let Some(Some(applied)) = ranking.weights.get(i) {
+                    row.matched.push(MatchedRow::weight(applied));
                 }
                 self.results.push(row);
             }
@@ -735,8 +772,9 @@ impl Report {
                         .map(|stage| format!(" ({stage} stage)"))
                         .unwrap_or_default();
                     let counted = if m.counted { "" } else { " [not in score]" };
+                    let factor = m.factor.map(|f| format!(" (×{f})")).unwrap_or_default();
                     s.push_str(&format!(
-                        "       {:<2} {:<10} {:>+8.3}  {}{partial}{stage}{counted}\n",
+                        "       {:<2} {:<10} {:>+8.3}  {}{factor}{partial}{stage}{counted}\n",
                         m.level, m.field, m.points, m.keyword
                     ));
                 }

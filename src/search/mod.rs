@@ -6,7 +6,7 @@
 //! rows with `score` (and `hierarchy`, the two-pass file → section blend);
 //! `fallback` scores section text when the index pass is unsure; `cache`
 //! keeps word indexes between processes; `suggest` proposes words for a
-//! second search; `bm25` is the reference method that
+//! second search; `weight` applies the maintainers' path weights; `bm25` is the reference method that
 //! `kbidx eval --scoring bm25` compares against.
 
 pub(crate) mod bm25;
@@ -22,6 +22,7 @@ pub(crate) mod query;
 mod score;
 mod searcher;
 pub(crate) mod suggest;
+pub(crate) mod weight;
 mod words;
 
 pub use diversity::Diversity;
@@ -32,4 +33,5 @@ pub use query::{Keyword, Level, Query};
 pub use score::{Hit, Match, Outcome, Scoring, SearchMode};
 pub(crate) use searcher::Texts;
 pub use searcher::{Body, Ranking, Searcher, Settings};
+pub use weight::{Weight, Weights};
 pub use words::{WordIndex, text_hash};

@@ -52,7 +52,7 @@ fn stage_depth(top: usize) -> usize {
 
 /// Search settings beyond the query and the scoring method, as flags and
 /// `kbidx.toml` give them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// Two-pass file → section search, when on.
     pub hierarchy: Option<Hierarchy>,
@@ -60,6 +60,8 @@ pub struct Settings {
     pub fallback: fallback::Settings,
     /// The body stage, when on.
     pub body: Option<Body>,
+    /// Path weights (`[[weight]]`; none by default).
+    pub weights: super::Weights,
 }
 
 impl Default for Settings {
@@ -70,6 +72,7 @@ impl Default for Settings {
             hierarchy: None,
             fallback: fallback::Settings::default(),
             body: Some(Body::default()),
+            weights: super::Weights::default(),
         }
     }
 }
@@ -102,6 +105,7 @@ impl Default for Body {
 #[derive(Debug)]
 pub struct Searcher<'a> {
     backend: Backend<'a>,
+    weights: super::Weights,
 }
 
 #[derive(Debug)]
@@ -150,6 +154,9 @@ pub struct Ranking {
     /// Per result of `order`, when the body stage ran: how the points of
     /// what it matched add up to its score.
     pub(crate) parts: Vec<Parts>,
+    /// Per result of `order`, the path weight applied to it (empty when
+    /// none was; see `weight`).
+    pub(crate) weights: Vec<Option<super::weight::Applied>>,
 }
 
 /// How one result's matches add up to its score (see docs/ranking.md).
@@ -177,7 +184,7 @@ pub(crate) const TEXT_WEIGHT: f64 = 0.3;
 
 impl Ranking {
     /// The index row of `source` (`None` for a PostgreSQL hit: no rows).
-    fn row(&self, source: Source) -> Option<usize> {
+    pub(crate) fn row(&self, source: Source) -> Option<usize> {
         match source {
             Source::Index(i) => Some(self.outcome.hits[i].row),
             Source::Fulltext(i) => Some(self.pass.hits[i].row),
@@ -243,6 +250,7 @@ impl<'a> Searcher<'a> {
                 body_index: OnceCell::new(),
                 cache: None,
             })),
+            weights: settings.weights,
         }
     }
 
@@ -251,7 +259,15 @@ impl<'a> Searcher<'a> {
     pub(crate) fn postgres(pg: PgSearcher) -> Self {
         Self {
             backend: Backend::Pg(Box::new(RefCell::new(pg))),
+            weights: super::Weights::default(),
         }
+    }
+
+    /// Applies `weights` (the PostgreSQL searcher's; the index searcher
+    /// takes them from its settings).
+    pub(crate) fn with_weights(mut self, weights: super::Weights) -> Self {
+        self.weights = weights;
+        self
     }
 
     /// Keeps the body index in `cache` (next to the word index), so that a
@@ -373,8 +389,28 @@ impl<'a> Searcher<'a> {
     /// [`Self::search`] for `top` (which sets how deep each stage looks),
     /// returning up to `cut` results: the first `top` are those `search`
     /// returns, in its order, so that diversity's refill does not reorder
-    /// what it keeps.
+    /// what it keeps. Path weights (default scoring) re-rank the backend's
+    /// candidates as deep as its stages look before the cut.
     fn search_deep(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        top: usize,
+        cut: usize,
+        min_score: Option<f64>,
+    ) -> Result<Ranking> {
+        if self.weights.is_empty() || scoring != Scoring::Default {
+            return self.rank(query, scoring, top, cut, min_score);
+        }
+        let deep = cut.max(stage_depth(top));
+        let mut ranking = self.rank(query, scoring, top, deep, min_score)?;
+        let references = self.references(&ranking);
+        super::weight::apply(&self.weights, &mut ranking, &references, cut);
+        Ok(ranking)
+    }
+
+    /// The backend's ranking for [`Self::search_deep`], unweighted.
+    fn rank(
         &self,
         query: &Query,
         scoring: Scoring,
@@ -406,6 +442,7 @@ impl<'a> Searcher<'a> {
                     more: Vec::new(),
                     pg: hits,
                     parts: Vec::new(),
+                    weights: Vec::new(),
                 })
             }
         }
@@ -483,6 +520,9 @@ impl<'a> Searcher<'a> {
             }
             if !ranking.parts.is_empty() {
                 ranking.parts = kept.iter().map(|k| ranking.parts[k.at].clone()).collect();
+            }
+            if !ranking.weights.is_empty() {
+                ranking.weights = kept.iter().map(|k| ranking.weights[k.at].clone()).collect();
             }
             ranking.more = kept
                 .iter()
@@ -600,6 +640,7 @@ impl IndexBackend<'_> {
             more: Vec::new(),
             pg: Vec::new(),
             parts: Vec::new(),
+            weights: Vec::new(),
         }
     }
 
@@ -756,6 +797,7 @@ impl IndexBackend<'_> {
             more: Vec::new(),
             pg: Vec::new(),
             parts,
+            weights: Vec::new(),
         }
     }
 

@@ -396,3 +396,44 @@ fn same_hand_over(sandbox: &Sandbox, set_file: &str, hand_over: &str, searched: 
     }
     assert!(compared >= 30, "{compared} comparisons");
 }
+
+/// `eval --config FILE` measures the file's path weights: the expected
+/// sections of a demoted file rank lower (or drop out), never higher, and
+/// some do move.
+#[test]
+fn eval_measures_path_weights() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_repo_dir("tests/fixtures", "fixtures")
+        .with_file(
+            "weights.toml",
+            "[[weight]]\nglob = \"troubleshooting.json\"\nfactor = 0.05\n",
+        );
+    let ranks = |run: &serde_json::Value| -> Vec<usize> {
+        run["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|c| c["ranks"].as_array().unwrap().clone())
+            .filter(|r| {
+                r["reference"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("troubleshooting.json")
+            })
+            .map(|r| r["rank"].as_u64().map_or(usize::MAX, |n| n as usize))
+            .collect()
+    };
+    let plain = ranks(&question_run(&sandbox, &[]));
+    let weighted = ranks(&question_run(&sandbox, &["--config", "weights.toml"]));
+    assert!(!plain.is_empty());
+    assert_eq!(plain.len(), weighted.len());
+    assert!(
+        plain.iter().zip(&weighted).all(|(p, w)| w >= p),
+        "{plain:?} {weighted:?}"
+    );
+    assert!(
+        plain.iter().zip(&weighted).any(|(p, w)| w > p),
+        "{plain:?} {weighted:?}"
+    );
+}

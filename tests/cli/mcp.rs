@@ -447,3 +447,35 @@ fn mcp_exits_0_at_end_of_input() {
         run.transcript()
     );
 }
+
+/// The server searches with kbidx.toml's path weights, as `kbidx search`
+/// does: the same document, with the weight's `matched` entry.
+#[test]
+fn mcp_applies_path_weights() {
+    let sandbox = Sandbox::new().with_repo_knowledge().with_file(
+        "kbidx.toml",
+        "[[weight]]\nglob = \"troubleshooting.json\"\nfactor = 0.3\n",
+    );
+    let mut s = Session::initialized(&sandbox, &[]);
+    let question = "索引が古いと言われたらどうする？";
+    let result = s.call("search", json!({ "question": question, "top": 12 }));
+    let (_, structured) = ok(&result);
+    let (_, cli_json) = cli_search(&sandbox, &[question, "--top", "12"]);
+    assert_eq!(structured, &cli_json);
+    let results = structured["results"].as_array().unwrap();
+    assert_ne!(results[0]["file"], "troubleshooting.json", "{structured}");
+    let demoted = results
+        .iter()
+        .find(|r| r["file"] == "troubleshooting.json")
+        .unwrap_or_else(|| panic!("{structured}"));
+    assert!(
+        demoted["matched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["field"] == "weight" && m["factor"] == 0.3),
+        "{demoted}"
+    );
+    let (code, _, _) = s.finish();
+    assert_eq!(code, 0);
+}

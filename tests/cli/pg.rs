@@ -487,6 +487,91 @@ fn push_and_search_a_shared_corpus() {
     assert!(recall >= 0.85, "{}", run.stdout);
 }
 
+/// kbidx.toml's path weights apply to the PostgreSQL ranking too: the
+/// best file demoted falls below the others, its result shows the weight
+/// as a counted `matched` entry (the counted points still sum to the score),
+/// and `normalized_score` stays within 0–1.
+#[test]
+fn search_pg_applies_path_weights() {
+    let Some(server) = Server::start("pg::search_pg_applies_path_weights") else {
+        return;
+    };
+    let url = server.url();
+    let s = Sandbox::new().with_repo_knowledge();
+    push(&s, &url);
+    let question = "索引の検索とスコアの計算";
+    let plain = json(
+        &s.run(&[
+            "search", "--pg", &url, question, "--top", "30", "--format", "json",
+        ])
+        .success(),
+    );
+    let first = plain["results"][0].clone();
+    let file = first["file"].as_str().unwrap();
+    s.write(
+        "weights.toml",
+        format!("[[weight]]\nglob = {file:?}\nfactor = 0.5\n"),
+    );
+    let weighted = json(
+        &s.run(&[
+            "--config",
+            "weights.toml",
+            "search",
+            "--pg",
+            &url,
+            question,
+            "--top",
+            "30",
+            "--format",
+            "json",
+        ])
+        .success(),
+    );
+    let rows = weighted["results"].as_array().unwrap();
+    assert_ne!(rows[0]["file"], file, "{weighted}");
+    let demoted = rows
+        .iter()
+        .find(|r| r["reference"] == first["reference"])
+        .unwrap_or_else(|| panic!("{weighted}"));
+    let score = demoted["score"].as_f64().unwrap();
+    assert!(
+        (score - 0.5 * first["score"].as_f64().unwrap()).abs() < 1e-3,
+        "{demoted}"
+    );
+    let sum: f64 = demoted["matched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["points"].as_f64().unwrap())
+        .sum();
+    assert!(
+        demoted["matched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["field"] == "weight"),
+        "{demoted}"
+    );
+    // The pg entries' points are the query units' weights, not a share of
+    // the score; only the weight's entry is checked against the score.
+    let weight = demoted["matched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["field"] == "weight")
+        .unwrap()["points"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (first["score"].as_f64().unwrap() + weight - score).abs() < 1e-3,
+        "{demoted} {sum}"
+    );
+    for r in rows {
+        let n = r["normalized_score"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&n), "{r}");
+    }
+}
+
 #[test]
 fn database_errors_are_clear() {
     let Some(server) = Server::start("pg::database_errors_are_clear") else {

@@ -1342,14 +1342,33 @@ fn search_keywords_count_literal_text_matches() {
 /// both modes; entries outside the score say so.
 #[test]
 fn search_matched_points_sum_to_the_score() {
-    let sandbox = Sandbox::new().with_repo_knowledge();
-    let queries: [&[&str]; 6] = [
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("weights.toml", WEIGHTS);
+    let queries: [&[&str]; 9] = [
         &["索引が古いと言われたらどうする？"],
         &["Is unicode text turned lowercase?"],
         &["--top", "30", "終了コードの意味"],
         &CHECK_KEYWORDS,
         &["--l2", "normalize,NFKC", "--l3", "lowercase,全角"],
         &["--top", "30", "--l3", "index,検索"],
+        // A path weight's entry is one of the counted points.
+        &[
+            "--config",
+            "weights.toml",
+            "--top",
+            "30",
+            "索引が古いと言われたらどうする？",
+        ],
+        &[
+            "--config",
+            "weights.toml",
+            "--top",
+            "30",
+            "--l3",
+            "索引,古い",
+        ],
+        &["--config", "weights.toml", "--no-body", "--l3", "索引,古い"],
     ];
     for query in queries {
         let results = json_results(&sandbox, query);
@@ -1371,6 +1390,168 @@ fn search_matched_points_sum_to_the_score() {
                 "{query:?}: {} scores {score}, its counted points sum to {sum}: {matched:#?}",
                 r["reference"]
             );
+        }
+    }
+}
+
+/// Path weights for the repository's knowledge: its troubleshooting page
+/// demoted, its reference pages promoted a little.
+const WEIGHTS: &str = "[[weight]]\nglob = \"troubleshooting.json\"\nfactor = 0.3\n\n\
+                       [[weight]]\nglob = \"reference/**\"\nfactor = 1.2\n";
+
+/// A `[[weight]]` that demotes a file moves its section below unweighted
+/// ones, in question and keyword mode, with and without the body stage: the
+/// weighted score is the factor times the plain one, `--explain` shows the
+/// weight as a counted entry, and `normalized_score` stays within 0–1.
+#[test]
+fn search_path_weight_demotes_a_file() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("weights.toml", WEIGHTS);
+    let target = "troubleshooting.json#stale-index";
+    let queries: [&[&str]; 3] = [
+        &["索引が古いと言われたらどうする？"],
+        &["--l3", "索引,古い"],
+        &["--no-body", "--l3", "索引,古い"],
+    ];
+    for query in queries {
+        let plain = json_results(&sandbox, &with_args(&["--top", "30"], query));
+        let weighted = json_results(
+            &sandbox,
+            &with_args(&["--config", "weights.toml", "--top", "30"], query),
+        );
+        let at = |results: &[serde_json::Value]| {
+            results
+                .iter()
+                .position(|r| r["reference"] == target)
+                .unwrap_or_else(|| panic!("{query:?}: {target} not found: {results:#?}"))
+        };
+        let (before, after) = (at(&plain), at(&weighted));
+        assert_eq!(before, 0, "{query:?}: {plain:#?}");
+        assert!(
+            after > before,
+            "{query:?}: {target} at {after}: {weighted:#?}"
+        );
+        assert!(
+            weighted[0]["reference"] != target && weighted[0]["matched"].is_array(),
+            "{query:?}"
+        );
+        let score = |r: &serde_json::Value| r["score"].as_f64().unwrap();
+        assert!(
+            (score(&weighted[after]) - 0.3 * score(&plain[before])).abs() < 1e-3,
+            "{query:?}: {} against {}",
+            weighted[after],
+            plain[before]
+        );
+        let weight = weighted[after]["matched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["field"] == "weight")
+            .unwrap_or_else(|| panic!("{query:?}: no weight entry: {}", weighted[after]));
+        assert_eq!(weight["keyword"], "troubleshooting.json", "{weight}");
+        assert_eq!(weight["factor"], 0.3, "{weight}");
+        assert!(weight["points"].as_f64().unwrap() < 0.0, "{weight}");
+        for r in &weighted {
+            let n = r["normalized_score"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&n), "{query:?}: {r}");
+        }
+    }
+    // Demoted below the first 5, it leaves a `--top 5` list, which is
+    // refilled from further down.
+    let top5 = json_results(
+        &sandbox,
+        &[
+            "--config",
+            "weights.toml",
+            "--top",
+            "5",
+            "索引が古いと言われたらどうする？",
+        ],
+    );
+    assert_eq!(top5.len(), 5);
+    assert!(top5.iter().all(|r| r["reference"] != target), "{top5:#?}");
+    // The text rendering shows the weight under the result, with its factor.
+    let run = sandbox
+        .run(&[
+            "--config",
+            "weights.toml",
+            "search",
+            "--explain",
+            "--top",
+            "30",
+            "--l3",
+            "索引,古い",
+        ])
+        .success();
+    assert!(
+        run.stdout.contains("weight ") && run.stdout.contains("troubleshooting.json (×0.3)"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// No `[[weight]]`: byte-identical output to a configuration without the
+/// key (the same search, the same document).
+#[test]
+fn search_without_weights_is_unchanged() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("plain.toml", "terms = 12\n")
+        .with_file(
+            "unmatched.toml",
+            "[[weight]]\nglob = \"nothing/**\"\nfactor = 0.1\n",
+        );
+    for query in [
+        &[
+            "--explain",
+            "--top",
+            "12",
+            "索引が古いと言われたらどうする？",
+        ][..],
+        &["--format", "json", "--l3", "索引,古い"],
+        &["--format", "json", "--no-body", "--l3", "索引,古い"],
+    ] {
+        let run = |config: &str| {
+            let args = with_args(&["--config", config, "search"], query);
+            sandbox.run(&args).success().stdout
+        };
+        let plain = run("plain.toml");
+        assert_eq!(plain, run("unmatched.toml"), "{query:?}");
+        assert_eq!(
+            plain,
+            sandbox.run(&with_args(&["search"], query)).success().stdout
+        );
+    }
+}
+
+/// A bad `[[weight]]` entry is an error naming kbidx.toml, the entry and
+/// what is wrong, before any search (exit 2).
+#[test]
+fn search_bad_weight_exits_2() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let cases = [
+        (
+            "[[weight]]\nglob = \"javadoc/**\"\nfactor = 0.5\n\n[[weight]]\nglob = \"releases/**\"\nfactor = 0\n",
+            "kbidx: kbidx.toml:5:1: [[weight]] entry 2 (glob = \"releases/**\"): factor must be a finite number above 0, not 0\n",
+        ),
+        (
+            "[[weight]]\nglob = \"javadoc/[\"\nfactor = 0.5\n",
+            "kbidx: kbidx.toml:1:1: [[weight]] entry 1 (glob = \"javadoc/[\"): invalid glob \"javadoc/[\": unclosed character class; missing ']'\n",
+        ),
+        (
+            "[[weight]]\nglob = \"javadoc/**\"\nfactor = inf\n",
+            "kbidx: kbidx.toml:1:1: [[weight]] entry 1 (glob = \"javadoc/**\"): factor must be a finite number above 0, not inf\n",
+        ),
+    ];
+    for (config, message) in cases {
+        sandbox.write("kbidx.toml", config);
+        for args in [
+            &["search", "索引"][..],
+            &["search", "--l3", "索引"],
+            &["eval", "--eval", "none.jsonl"],
+        ] {
+            sandbox.run(args).exits(2, message);
         }
     }
 }
