@@ -23,9 +23,9 @@ use crate::output::Format;
 use crate::output::budget::Budget;
 use crate::output::build::{BuildReport, Status};
 use crate::output::read::{FileListing, SectionDoc};
+use crate::query::LevelledKeywords;
 use crate::search::cache::Cache;
 use crate::search::fallback;
-use crate::search::query::LevelledKeywords;
 use crate::search::{self, Hierarchy, Query, Scoring, Searcher};
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
@@ -545,7 +545,8 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             let schema = args.pg.pg_schema.clone();
             let options = Request::resolve(&config, args)?;
             options.refuse_with_pg()?;
-            let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &schema)?);
+            let searcher =
+                Searcher::sections(Box::new(crate::pg::PgSearcher::open(&url, &schema)?));
             run_search(&options, &searcher, out)
         }
         Command::Search(args) => {
@@ -760,7 +761,10 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 "eval --passages works with the index file, not with --pg".into(),
             ));
         }
-        let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?);
+        let searcher = Searcher::sections(Box::new(crate::pg::PgSearcher::open(
+            &url,
+            &args.pg.pg_schema,
+        )?));
         // PostgreSQL ranks one way: the default method's run only.
         let runs = eval::evaluate_searcher(
             &searcher,

@@ -15,10 +15,10 @@ use crate::error::{Error, Result};
 use crate::index::model::Index;
 use crate::output::passage_caps_for;
 use crate::output::passages::{Paragraphs, QueryWords};
+use crate::query::LevelledKeywords;
 pub use crate::search::Settings;
 use crate::search::bm25::Bm25Index;
 use crate::search::fallback;
-use crate::search::query::LevelledKeywords;
 use crate::search::{Diversity, Level, Matcher, Query, Scoring, Searcher};
 
 /// One line of an eval file.
@@ -531,13 +531,15 @@ pub(crate) fn evaluate_searcher(
                                 )?);
                             }
                             let bridged = ranking
-                                .body
+                                .body_hits()
                                 .iter()
                                 .flat_map(|hit| &hit.matched)
                                 .filter(|m| m.0.contains('→'))
                                 .map(|m| m.0.clone())
                                 .collect();
-                            (searcher.references(&ranking), ranking.more, bridged)
+                            let references = searcher.references(&ranking);
+                            let more = ranking.results.into_iter().map(|p| p.more).collect();
+                            (references, more, bridged)
                         }
                         Method::Bm25 | Method::Bm25Rrf => {
                             let (Some(bm25), Some(index)) = (extras.bm25, extras.index) else {

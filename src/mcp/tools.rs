@@ -30,8 +30,8 @@ use crate::index::file::IndexFile;
 use crate::knowledge::content::Library;
 use crate::output::Format;
 use crate::output::budget::Budget;
+use crate::query::LevelledKeywords;
 use crate::search::cache::Cache;
-use crate::search::query::LevelledKeywords;
 use crate::search::{self, Query, Scoring, Searcher};
 
 /// Results per search unless the call says otherwise (as `kbidx search --top`).

@@ -180,8 +180,8 @@ impl Confidence {
 /// ranked anything (index pass, body stage); `None` when none did.
 fn stage_rank(ranking: &Ranking) -> Option<usize> {
     let &first = ranking.rows().first()?;
-    let index: Vec<usize> = ranking.outcome.hits.iter().map(|h| h.row).collect();
-    let body: Vec<usize> = ranking.body.iter().map(|h| h.row).collect();
+    let index: Vec<usize> = ranking.index_hits().iter().map(|h| h.row).collect();
+    let body: Vec<usize> = ranking.body_hits().iter().map(|h| h.row).collect();
     [index, body]
         .iter()
         .filter(|rows| !rows.is_empty())
@@ -198,7 +198,7 @@ fn stage_rank(ranking: &Ranking) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::output::MatchedRow;
-    use crate::search::query::LevelledKeywords;
+    use crate::query::LevelledKeywords;
     use proptest::prelude::*;
 
     /// A result scoring `score`, matching `words` in its title.

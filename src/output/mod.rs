@@ -10,9 +10,10 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::index::toon::quote;
+use crate::search::body::BodyHit;
 use crate::search::fallback;
 use crate::search::suggest::Suggestion;
-use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher};
+use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher, Source, Stages};
 
 pub(crate) mod adaptive;
 pub(crate) mod budget;
@@ -300,22 +301,33 @@ impl Report {
         ranking: &Ranking,
         top: usize,
     ) -> Self {
-        if let Some(matcher) = searcher.matcher() {
-            let mut report = Self::new(matcher, query, scoring, &ranking.outcome);
-            report.apply_fallback(matcher, ranking, top);
-            return report;
-        }
-        // PostgreSQL: one stage, scores normalised by the query's best.
-        let mut report = Self::new_empty(query, scoring, &ranking.outcome);
-        let best = ranking
-            .pg
+        let sections = match (&ranking.stages, searcher.matcher()) {
+            (
+                Stages::Index {
+                    outcome,
+                    pass,
+                    body,
+                },
+                Some(matcher),
+            ) => {
+                let mut report = Self::new(matcher, query, scoring, ranking, outcome);
+                report.apply_fallback(matcher, ranking, (outcome, pass.as_ref(), body), top);
+                return report;
+            }
+            (Stages::Sections(ranked), _) => &ranked.sections,
+            // An index ranking always comes with its matcher.
+            (Stages::Index { .. }, None) => return Self::new_empty(query, scoring, ranking),
+        };
+        // A backend's own sections: one stage, scores normalised by the query's best.
+        let mut report = Self::new_empty(query, scoring, ranking);
+        let best = sections
             .first()
             .map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
-        for (i, &source) in ranking.order.iter().enumerate() {
-            let fallback::Source::Pg(k) = source else {
+        for placed in &ranking.results {
+            let Source::Section(k) = placed.source else {
                 continue;
             };
-            let hit = &ranking.pg[k];
+            let hit = &sections[k];
             let matched = hit
                 .matched
                 .iter()
@@ -332,7 +344,7 @@ impl Report {
                 .collect();
             report.results.push(ResultRow {
                 rank: report.results.len() + 1,
-                more: ranking.more.get(i).cloned().unwrap_or_default(),
+                more: placed.more.clone(),
                 ..ResultRow::of(
                     &hit.reference,
                     &hit.title,
@@ -346,14 +358,14 @@ impl Report {
     }
 
     /// A report with no results yet.
-    fn new_empty(query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
+    fn new_empty(query: &Query, scoring: Scoring, ranking: &Ranking) -> Self {
         Self {
             query: query.question.clone(),
             keywords: KeywordLists::of(query),
             query_truncated: query.truncated.clone(),
             scoring: scoring.as_str(),
-            total: outcome.total,
-            search_mode: outcome.mode.as_ref().map(|m| SearchModeRow {
+            total: ranking.total(),
+            search_mode: ranking.mode().map(|m| SearchModeRow {
                 mode: m.as_str(),
                 reason: m.reason.clone(),
             }),
@@ -366,8 +378,15 @@ impl Report {
         }
     }
 
-    /// Builds the report for `outcome` of `query` over `entries` (the matcher's rows).
-    fn new(entries: &Matcher<'_>, query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
+    /// Builds the report for `outcome` (the index pass of `ranking`) of
+    /// `query` over `entries` (the matcher's rows).
+    fn new(
+        entries: &Matcher<'_>,
+        query: &Query,
+        scoring: Scoring,
+        ranking: &Ranking,
+        outcome: &Outcome,
+    ) -> Self {
         let results = outcome
             .hits
             .iter()
@@ -388,24 +407,30 @@ impl Report {
             .collect();
         Self {
             results,
-            ..Self::new_empty(query, scoring, outcome)
+            ..Self::new_empty(query, scoring, ranking)
         }
     }
 
     /// Merges the fallback's hits into the index pass's results in the
     /// ranking's final order (see [`fallback::merge`]) and renumbers the ranks.
-    fn apply_fallback(&mut self, entries: &Matcher<'_>, ranking: &Ranking, top: usize) {
-        let (outcome, pass) = (&ranking.outcome, &ranking.pass);
-        self.fallback = pass.status.as_str();
-        self.fallback_note = match pass.status {
-            fallback::Status::Off => String::new(),
-            fallback::Status::Ran if pass.unreadable > 0 => format!(
+    fn apply_fallback(
+        &mut self,
+        entries: &Matcher<'_>,
+        ranking: &Ranking,
+        (outcome, pass, body): (&Outcome, Option<&fallback::Pass>, &[BodyHit]),
+        top: usize,
+    ) {
+        self.fallback = pass.map_or(fallback::Status::Off, |p| p.status).as_str();
+        self.fallback_note = match pass {
+            None => String::new(),
+            Some(pass) if pass.status == fallback::Status::Off => String::new(),
+            Some(pass) if pass.status == fallback::Status::Ran && pass.unreadable > 0 => format!(
                 " ({} of {} index results confident; {} sections could not be read)",
                 pass.confident,
                 outcome.hits.len(),
                 pass.unreadable
             ),
-            _ => format!(
+            Some(pass) => format!(
                 " ({} of {} index results confident; runs when fewer than {} are and fewer than --top {} were found)",
                 pass.confident,
                 outcome.hits.len(),
@@ -414,13 +439,13 @@ impl Report {
             ),
         };
         // The index pass's results in their own order are already in place.
-        let as_is = ranking.order.len() == self.results.len()
-            && ranking
-                .order
-                .iter()
-                .enumerate()
-                .all(|(i, s)| matches!(s, fallback::Source::Index(k) if *k == i));
-        if pass.hits.is_empty() && ranking.fused.is_empty() && as_is {
+        let as_is =
+            ranking.results.len() == self.results.len()
+                && ranking.results.iter().enumerate().all(|(i, p)| {
+                    matches!(p.source, Source::Index(k) if k == i) && p.fused.is_none()
+                });
+        let fulltext = pass.map_or(&[][..], |p| &p.hits);
+        if fulltext.is_empty() && as_is {
             return;
         }
         let mut index_results: Vec<Option<ResultRow>> = std::mem::take(&mut self.results)
@@ -428,11 +453,11 @@ impl Report {
             .map(Some)
             .collect();
         let rows = ranking.rows();
-        for (i, &source) in ranking.order.iter().enumerate() {
-            let row = match source {
-                fallback::Source::Index(k) => index_results[k].take(),
-                fallback::Source::Fulltext(k) => {
-                    let hit = &pass.hits[k];
+        for (i, placed) in ranking.results.iter().enumerate() {
+            let row = match placed.source {
+                Source::Index(k) => index_results[k].take(),
+                Source::Fulltext(k) => {
+                    let hit = &fulltext[k];
                     let matched = hit.matched.iter().map(MatchedRow::from).collect();
                     Some(ResultRow {
                         excerpt: Some(hit.excerpt.clone()),
@@ -445,8 +470,8 @@ impl Report {
                         )
                     })
                 }
-                fallback::Source::Body(k) => {
-                    let hit = &ranking.body[k];
+                Source::Body(k) => {
+                    let hit = &body[k];
                     Some(ResultRow::new(
                         entries,
                         hit.row,
@@ -455,23 +480,21 @@ impl Report {
                         Vec::new(),
                     ))
                 }
-                fallback::Source::Text(row) => {
+                Source::Text(row) => {
                     Some(ResultRow::new(entries, row, (0.0, 0.0), "body", Vec::new()))
                 }
                 // Not in an index ranking.
-                fallback::Source::Pg(_) => None,
+                Source::Section(_) => None,
             };
             if let Some(mut row) = row {
                 row.rank = i + 1;
-                if let Some(more) = ranking.more.get(i) {
-                    row.more.clone_from(more);
-                }
+                row.more.clone_from(&placed.more);
                 // Fused rankings: the score that put the row here.
-                if let Some(&(score, normalized)) = ranking.fused.get(i) {
+                if let Some((score, normalized)) = placed.fused {
                     row.score = round(score);
                     row.normalized_score = round(normalized);
                 }
-                let parts = ranking.parts.get(i);
+                let parts = placed.parts.as_ref();
                 if let Some(parts) = parts {
                     // The index pass's points, on the score's scale.
                     if parts.index != 1.0 {
@@ -496,7 +519,7 @@ impl Report {
                                 }),
                         );
                 }
-                if let Some(hit) = ranking.body.iter().find(|h| h.row == rows[i]) {
+                if let Some(hit) = body.iter().find(|h| h.row == rows[i]) {
                     let factor = parts.map_or(Some(1.0), |p| p.body);
                     row.matched
                         .extend(hit.matched.iter().map(|(word, level, field, points)| {
