@@ -18,6 +18,7 @@ use crate::output::passages::{Paragraphs, QueryWords};
 use crate::query::LevelledKeywords;
 pub use crate::search::Settings;
 use crate::search::bm25::Bm25Index;
+use crate::search::body_match::Bridge;
 use crate::search::fallback;
 use crate::search::{Diversity, Level, Matcher, Query, Scoring, Searcher};
 
@@ -485,7 +486,7 @@ pub(crate) fn evaluate_searcher(
                 let mut confidence = None;
                 let mut suggested = Vec::new();
                 let mut second: Option<Query> = None;
-                let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<String>) =
+                let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<Bridge>) =
                     match method {
                         Method::Default | Method::Seed => {
                             let scoring = if method == Method::Seed {
@@ -534,8 +535,7 @@ pub(crate) fn evaluate_searcher(
                                 .body_hits()
                                 .iter()
                                 .flat_map(|hit| &hit.matched)
-                                .filter(|m| m.0.contains('→'))
-                                .map(|m| m.0.clone())
+                                .filter_map(|m| m.bridge().cloned())
                                 .collect();
                             let references = searcher.references(&ranking);
                             let more = ranking.results.into_iter().map(|p| p.more).collect();
@@ -583,7 +583,7 @@ pub(crate) fn evaluate_searcher(
                     let cap = limits.chars_per_result.unwrap_or(usize::MAX);
                     let words = if limits.passages {
                         let mut words = QueryWords::of(query)?;
-                        words.add_bridged(bridged.iter().map(String::as_str));
+                        words.add_bridged(&bridged);
                         Some(words)
                     } else {
                         None

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::index::toon::quote;
 use crate::search::body::BodyHit;
+use crate::search::body_match::Bridge;
 use crate::search::fallback;
 use crate::search::suggest::Suggestion;
 use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher, Source, Stages};
@@ -121,6 +122,41 @@ impl KeywordLists {
     }
 }
 
+/// The stage that found a result, or the one a match of it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Stage {
+    /// The index pass.
+    Index,
+    /// The full-text fallback.
+    Fulltext,
+    /// The body stage.
+    Body,
+    /// A linked neighbour (`--expand`).
+    Linked,
+    /// PostgreSQL's ranking.
+    Pg,
+}
+
+impl Stage {
+    /// The name reports write.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Index => "index",
+            Self::Fulltext => "fulltext",
+            Self::Body => "body",
+            Self::Linked => "linked",
+            Self::Pg => "pg",
+        }
+    }
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One result.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ResultRow {
@@ -140,7 +176,7 @@ pub(crate) struct ResultRow {
     /// Score relative to the query's ideal, 0–1 (rounded to 4 decimals).
     pub normalized_score: f64,
     /// Which stage found it: `index`, `fulltext` (the fallback) or `linked` (`--expand`).
-    pub stage: &'static str,
+    pub stage: Stage,
     /// What matched.
     pub matched: Vec<MatchedRow>,
     /// Fallback results: the section text around the first match.
@@ -178,7 +214,7 @@ impl ResultRow {
         matcher: &Matcher<'_>,
         row: usize,
         scores: (f64, f64),
-        stage: &'static str,
+        stage: Stage,
         matched: Vec<MatchedRow>,
     ) -> Self {
         let entry = matcher.entry(row);
@@ -191,7 +227,7 @@ impl ResultRow {
         reference: &str,
         title: &str,
         (score, normalized): (f64, f64),
-        stage: &'static str,
+        stage: Stage,
         matched: Vec<MatchedRow>,
     ) -> Self {
         let (file, section) = crate::index::model::split_reference(reference);
@@ -243,7 +279,7 @@ pub(crate) struct MatchedRow {
     /// hints, terms or text, as tokenised, or a keyword found literally in
     /// the text, field `text`); absent for the index pass's.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stage: Option<&'static str>,
+    pub stage: Option<Stage>,
     /// Whether `points` is part of `score` (absent when it is): the counted
     /// entries of a result sum to its score.
     #[serde(skip_serializing_if = "is_true")]
@@ -251,6 +287,10 @@ pub(crate) struct MatchedRow {
     /// Why an entry is not counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<&'static str>,
+    /// The body stage's bridge, when `keyword` is one bridged word (reports
+    /// write it in `keyword`; passages and confidence read it here).
+    #[serde(skip)]
+    pub bridge: Option<Bridge>,
 }
 
 fn is_true(b: &bool) -> bool {
@@ -271,6 +311,7 @@ impl From<&crate::search::Match> for MatchedRow {
             stage: None,
             counted: true,
             why: None,
+            bridge: None,
         }
     }
 }
@@ -286,6 +327,7 @@ impl From<&fallback::TermMatch> for MatchedRow {
             stage: None,
             counted: true,
             why: None,
+            bridge: None,
         }
     }
 }
@@ -337,9 +379,10 @@ impl Report {
                     field: "tsvector",
                     points: round(*weight),
                     partial: None,
-                    stage: Some("pg"),
+                    stage: Some(Stage::Pg),
                     counted: true,
                     why: None,
+                    bridge: None,
                 })
                 .collect();
             report.results.push(ResultRow {
@@ -349,7 +392,7 @@ impl Report {
                     &hit.reference,
                     &hit.title,
                     (hit.score, (hit.score / best).min(1.0)),
-                    "pg",
+                    Stage::Pg,
                     matched,
                 )
             });
@@ -399,7 +442,7 @@ impl Report {
                         entries,
                         hit.row,
                         (hit.score, hit.normalized),
-                        "index",
+                        Stage::Index,
                         matched,
                     )
                 }
@@ -465,7 +508,7 @@ impl Report {
                             entries,
                             hit.row,
                             (hit.score, hit.normalized),
-                            "fulltext",
+                            Stage::Fulltext,
                             matched,
                         )
                     })
@@ -476,13 +519,17 @@ impl Report {
                         entries,
                         hit.row,
                         (hit.score, 0.0),
-                        "body",
+                        Stage::Body,
                         Vec::new(),
                     ))
                 }
-                Source::Text(row) => {
-                    Some(ResultRow::new(entries, row, (0.0, 0.0), "body", Vec::new()))
-                }
+                Source::Text(row) => Some(ResultRow::new(
+                    entries,
+                    row,
+                    (0.0, 0.0),
+                    Stage::Body,
+                    Vec::new(),
+                )),
                 // Not in an index ranking.
                 Source::Section(_) => None,
             };
@@ -513,27 +560,26 @@ impl Report {
                                     field: "text",
                                     points: round(*points),
                                     partial: None,
-                                    stage: Some("body"),
+                                    stage: Some(Stage::Body),
                                     counted: true,
                                     why: None,
+                                    bridge: None,
                                 }),
                         );
                 }
                 if let Some(hit) = body.iter().find(|h| h.row == rows[i]) {
                     let factor = parts.map_or(Some(1.0), |p| p.body);
-                    row.matched
-                        .extend(hit.matched.iter().map(|(word, level, field, points)| {
-                            MatchedRow {
-                                keyword: word.clone(),
-                                level: level.as_str(),
-                                field,
-                                points: round(*points * factor.unwrap_or(1.0)),
-                                partial: None,
-                                stage: Some("body"),
-                                counted: factor.is_some(),
-                                why: factor.is_none().then_some(TIE_BREAK_ONLY),
-                            }
-                        }));
+                    row.matched.extend(hit.matched.iter().map(|m| MatchedRow {
+                        keyword: m.shown(),
+                        level: m.level.as_str(),
+                        field: m.field.as_str(),
+                        points: round(m.points * factor.unwrap_or(1.0)),
+                        partial: None,
+                        stage: Some(Stage::Body),
+                        counted: factor.is_some(),
+                        why: factor.is_none().then_some(TIE_BREAK_ONLY),
+                        bridge: m.bridge().cloned(),
+                    }));
                 }
                 self.results.push(row);
             }
@@ -565,7 +611,7 @@ impl Report {
             let Some(&row) = rows.get(reference).filter(|&&row| row != usize::MAX) else {
                 continue;
             };
-            let mut result = ResultRow::new(matcher, row, (0.0, 0.0), "linked", Vec::new());
+            let mut result = ResultRow::new(matcher, row, (0.0, 0.0), Stage::Linked, Vec::new());
             result.via = Some(via);
             added.push(result);
         }
@@ -728,7 +774,7 @@ impl Report {
                 (Some(via), stage) => {
                     s.push_str(&format!("  [{stage} via {}]", read::quote_reference(via)));
                 }
-                (None, "index") => {}
+                (None, Stage::Index) => {}
                 (None, stage) => s.push_str(&format!("  [{stage}]")),
             }
             if !r.more.is_empty() {
@@ -942,7 +988,7 @@ impl Report {
                 quote(&r.title, ','),
                 r.score.to_string(),
                 r.normalized_score.to_string(),
-                r.stage.to_owned(),
+                r.stage.as_str().to_owned(),
                 quote(&matched.join(" "), ','),
             ];
             if with_excerpt {

@@ -11,6 +11,7 @@
 
 pub(crate) mod bm25;
 pub(crate) mod body;
+pub(crate) mod body_match;
 pub(crate) mod cache;
 mod diversity;
 pub(crate) mod fallback;

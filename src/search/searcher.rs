@@ -706,7 +706,11 @@ impl IndexBackend<'_> {
             let share = hit.score / best;
             // Keywords: a row the index pass did not find joins only for words
             // of its own, not for its file's.
-            let own = question || hit.matched.iter().any(|m| m.2 != "file");
+            let own = question
+                || hit
+                    .matched
+                    .iter()
+                    .any(|m| m.field != super::body_match::MatchField::File);
             match rows.entry(hit.row) {
                 std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().3 = share,
                 std::collections::hash_map::Entry::Vacant(e) => {
