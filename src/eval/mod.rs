@@ -1,10 +1,11 @@
 //! Accuracy measurement: run query sets and report recall, MRR and nDCG.
 //!
 //! [`load_cases`] reads the JSON Lines format of `../shared/eval/*.jsonl`;
-//! [`evaluate`] runs each case in each applicable [`Mode`] with a given
-//! [`Method`] and returns [`Run`]s with per-query ranks and the aggregate
-//! metrics (defined in docs/accuracy.md). [`evaluate_full`] also takes the
-//! knowledge directory, which the BM25 reference method ([`Method::Bm25`]) needs.
+//! [`evaluate_with_links`] runs each case in each applicable [`Mode`] with
+//! the given [`Method`]s and returns [`Run`]s with per-query ranks and the
+//! aggregate metrics (defined in docs/accuracy.md); it takes the knowledge
+//! directory, which the body stage and the BM25 reference method
+//! ([`Method::Bm25`]) need.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -315,73 +316,12 @@ pub struct Run {
     pub cases: Vec<CaseResult>,
 }
 
-/// Runs every case in every mode it supports, with every method, returning results at most `top` deep.
-///
-/// [`Method::Bm25`] needs the section text: use [`evaluate_full`].
-pub fn evaluate(
-    index: &Index,
-    cases: &[Case],
-    modes: &[Mode],
-    methods: &[Method],
-    top: usize,
-) -> Result<Vec<Run>> {
-    let settings = Settings {
-        body: None,
-        hierarchy: None,
-        fallback: fallback::Settings {
-            enabled: false,
-            ..fallback::Settings::default()
-        },
-    };
-    evaluate_full(
-        index,
-        None,
-        cases,
-        modes,
-        methods,
-        Limits {
-            top,
-            chars: 0,
-            chars_per_result: None,
-            passages: false,
-            hand_over: crate::config::HandOver::default(),
-            expand: 0,
-            second_search: 0,
-        },
-        settings,
-    )
-}
-
-/// [`evaluate`] with the knowledge directory `index` was built from (required
-/// for [`Method::Bm25`], which indexes the section text once, up front) and
-/// the search settings. The default and seed methods run through the same
-/// [`Searcher`] as `kbidx search` (the fallback needs `knowledge`, else it is
-/// skipped).
-pub fn evaluate_full(
-    index: &Index,
-    knowledge: Option<&Path>,
-    cases: &[Case],
-    modes: &[Mode],
-    methods: &[Method],
-    limits: Limits,
-    settings: Settings,
-) -> Result<Vec<Run>> {
-    evaluate_with_links(
-        index,
-        &[],
-        knowledge,
-        cases,
-        modes,
-        methods,
-        limits,
-        &Diversity::default(),
-        settings,
-    )
-}
-
-/// [`evaluate_full`] with the index's `links`, which [`Limits::expand`]
-/// follows, and `diversity` (`--exclude`, `--group-by`) applied as `kbidx
-/// search` applies it (default and seed methods). A section that
+/// Runs every case in every mode it supports, with every method, over
+/// `index` (built from `knowledge`, which [`Method::Bm25`] and the body
+/// stage need) with its `links`, which [`Limits::expand`] follows, and
+/// `diversity` (`--exclude`, `--group-by`) applied as `kbidx search` applies
+/// it (default and seed methods). The default and seed methods run through
+/// the same [`Searcher`] as `kbidx search`. A section that
 /// `--group-by file` folded into a result's `more` counts for Recall@k, MRR
 /// and nDCG at that result's rank (its reference is handed over), but not
 /// for R@chars (its content is not).
