@@ -868,6 +868,9 @@ fn run_search(options: &Request, searcher: &Searcher<'_>, out: &mut dyn Write) -
     Ok(if report.results.is_empty() { 1 } else { 0 })
 }
 
+/// Long on purpose: one command's sequence over the same built index
+/// (warnings, left-out note, links file before the index, `--check`, then the
+/// JSON or text message), each step a few lines that read what the one before made.
 fn run_build(
     config: &Config,
     args: BuildArgs,

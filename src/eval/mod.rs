@@ -380,6 +380,11 @@ pub(crate) struct Extras<'i> {
 /// the same ranking `kbidx search` prints, scored per case by [`score_case`].
 /// R@chars counts the content `searcher` hands over (the knowledge files, or
 /// the table's `content`), and is left out when it has none.
+///
+/// Long on purpose: per case and method, the search, the second search,
+/// the hand-over at each answer budget and the scoring share the case's
+/// query, ranking and caches (texts, lengths, paragraphs); split apart, each
+/// piece would take most of them as arguments.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_searcher(
     searcher: &Searcher<'_>,
@@ -700,6 +705,9 @@ pub fn metrics(results: &[CaseResult]) -> Metrics {
 }
 
 /// [`metrics`], with `recall_at_chars` for the budget `chars` when given.
+///
+/// Long on purpose: one aggregate per metric (recall at each depth, MRR,
+/// nDCG, R@chars, answer recall), each a short closure over the same cases.
 fn metrics_within(results: &[CaseResult], chars: Option<usize>) -> Metrics {
     let n = results.len().max(1) as f64;
     let recall = |k: usize, all: bool| {

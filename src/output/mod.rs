@@ -14,7 +14,9 @@ use crate::search::body::BodyHit;
 use crate::search::body_match::Bridge;
 use crate::search::fallback;
 use crate::search::suggest::Suggestion;
-use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher, Source, Stages};
+use crate::search::{
+    Level, Matcher, Outcome, Placed, Query, Ranking, Scoring, Searcher, Source, Stages,
+};
 
 pub(crate) mod adaptive;
 pub(crate) mod budget;
@@ -535,52 +537,8 @@ impl Report {
             };
             if let Some(mut row) = row {
                 row.rank = i + 1;
-                row.more.clone_from(&placed.more);
-                // Fused rankings: the score that put the row here.
-                if let Some((score, normalized)) = placed.fused {
-                    row.score = round(score);
-                    row.normalized_score = round(normalized);
-                }
-                let parts = placed.parts.as_ref();
-                if let Some(parts) = parts {
-                    // The index pass's points, on the score's scale.
-                    if parts.index != 1.0 {
-                        for m in row.matched.iter_mut().filter(|m| m.stage.is_none()) {
-                            m.points = round(m.points * parts.index);
-                        }
-                    }
-                    row.matched
-                        .extend(
-                            parts
-                                .text
-                                .iter()
-                                .map(|(keyword, level, points)| MatchedRow {
-                                    keyword: keyword.clone(),
-                                    level: level.as_str(),
-                                    field: "text",
-                                    points: round(*points),
-                                    partial: None,
-                                    stage: Some(Stage::Body),
-                                    counted: true,
-                                    why: None,
-                                    bridge: None,
-                                }),
-                        );
-                }
-                if let Some(hit) = body.iter().find(|h| h.row == rows[i]) {
-                    let factor = parts.map_or(Some(1.0), |p| p.body);
-                    row.matched.extend(hit.matched.iter().map(|m| MatchedRow {
-                        keyword: m.shown(),
-                        level: m.level.as_str(),
-                        field: m.field.as_str(),
-                        points: round(m.points * factor.unwrap_or(1.0)),
-                        partial: None,
-                        stage: Some(Stage::Body),
-                        counted: factor.is_some(),
-                        why: factor.is_none().then_some(TIE_BREAK_ONLY),
-                        bridge: m.bridge().cloned(),
-                    }));
-                }
+                let body_hit = body.iter().find(|h| h.row == rows[i]);
+                placed_matches(&mut row, placed, body_hit);
                 self.results.push(row);
             }
         }
@@ -842,8 +800,21 @@ impl Report {
         s
     }
 
+    /// The report as TOON (`--format toon`): the query and its keywords,
+    /// the suggestions, the confidence, the budget and the results table,
+    /// written with [`crate::index::toon`]'s quoting and table writer.
     fn to_toon(&self, explain: bool) -> String {
         let mut s = String::new();
+        self.push_toon_head(&mut s);
+        self.push_toon_suggest(&mut s);
+        self.push_toon_confidence(&mut s);
+        self.push_toon_budget(&mut s);
+        self.push_toon_results(&mut s, explain);
+        s
+    }
+
+    /// `query`, `keywords`, `scoring`, `total`, `fallback` and `search_mode`.
+    fn push_toon_head(&self, s: &mut String) {
         s.push_str(&format!(
             "query: {}\n",
             self.query
@@ -880,22 +851,30 @@ impl Report {
                 quote(&mode.reason, ',')
             ));
         }
+    }
+
+    /// The `suggest` table.
+    fn push_toon_suggest(&self, s: &mut String) {
         if self.suggest.is_empty() {
             s.push_str("suggest[0]:\n");
-        } else {
-            s.push_str(&format!(
-                "suggest[{}]{{word,level,results}}:\n",
-                self.suggest.len()
-            ));
-            for w in &self.suggest {
-                s.push_str(&format!(
-                    "  {},{},{}\n",
-                    quote(&w.word, ','),
-                    w.level,
-                    w.results
-                ));
-            }
+            return;
         }
+        let rows: Vec<Vec<String>> = self
+            .suggest
+            .iter()
+            .map(|w| {
+                vec![
+                    quote(&w.word, ','),
+                    w.level.to_string(),
+                    w.results.to_string(),
+                ]
+            })
+            .collect();
+        crate::index::toon::push_table(s, "suggest", &["word", "level", "results"], &rows);
+    }
+
+    /// The `confidence` object.
+    fn push_toon_confidence(&self, s: &mut String) {
         let c = &self.confidence;
         s.push_str(&format!("confidence:\n  level: {}\n", c.level));
         if let Some(ratio) = c.tail_ratio {
@@ -908,6 +887,38 @@ impl Report {
             "  concepts: {}\n  matched_concepts: {}\n",
             c.concepts, c.matched_concepts
         ));
+    }
+
+    /// The `budget` object, when a budget was set.
+    fn push_toon_budget(&self, s: &mut String) {
+        if let Some(budget) = &self.budget {
+            s.push_str("budget:\n");
+            for (key, cap) in [
+                ("max_chars", budget.caps.max_chars),
+                ("max_tokens", budget.caps.max_tokens),
+                ("max_chars_per_result", budget.caps.max_chars_per_result),
+                ("max_tokens_per_result", budget.caps.max_tokens_per_result),
+            ] {
+                if let Some(cap) = cap {
+                    s.push_str(&format!("  {key}: {cap}\n"));
+                }
+            }
+            s.push_str(&format!(
+                "  chars: {}\n  tokens: {}\n",
+                budget.chars, budget.tokens
+            ));
+            if budget.passages {
+                s.push_str("  passages: true\n");
+            }
+        }
+    }
+
+    /// The `results` table: its columns are those some result has.
+    fn push_toon_results(&self, s: &mut String, explain: bool) {
+        if self.results.is_empty() {
+            s.push_str("results[0]:\n");
+            return;
+        }
         let with_content = self.results.iter().any(|r| r.content.is_some());
         let with_excerpt = self.results.iter().any(|r| r.excerpt.is_some());
         let mut fields = vec![
@@ -937,35 +948,7 @@ impl Report {
         if with_passage {
             fields.push("passage");
         }
-        if let Some(budget) = &self.budget {
-            s.push_str("budget:\n");
-            for (key, cap) in [
-                ("max_chars", budget.caps.max_chars),
-                ("max_tokens", budget.caps.max_tokens),
-                ("max_chars_per_result", budget.caps.max_chars_per_result),
-                ("max_tokens_per_result", budget.caps.max_tokens_per_result),
-            ] {
-                if let Some(cap) = cap {
-                    s.push_str(&format!("  {key}: {cap}\n"));
-                }
-            }
-            s.push_str(&format!(
-                "  chars: {}\n  tokens: {}\n",
-                budget.chars, budget.tokens
-            ));
-            if budget.passages {
-                s.push_str("  passages: true\n");
-            }
-        }
-        if self.results.is_empty() {
-            s.push_str("results[0]:\n");
-            return s;
-        }
-        s.push_str(&format!(
-            "results[{}]{{{}}}:",
-            self.results.len(),
-            fields.join(",")
-        ));
+        let mut rows = Vec::with_capacity(self.results.len());
         for r in &self.results {
             let matched: Vec<String> = r
                 .matched
@@ -1008,10 +991,60 @@ impl Report {
             if with_passage {
                 cells.push(r.passage.to_string());
             }
-            s.push_str(&format!("\n  {}", cells.join(",")));
+            rows.push(cells);
         }
-        s.push('\n');
-        s
+        crate::index::toon::push_table(s, "results", &fields, &rows);
+    }
+}
+
+/// Sets what `placed` adds to its result `row`: the references folded
+/// into it, the fused score, the index pass's points on the score's scale,
+/// the literal text matches, and the body stage's matches (`body_hit`).
+fn placed_matches(row: &mut ResultRow, placed: &Placed, body_hit: Option<&BodyHit>) {
+    row.more.clone_from(&placed.more);
+    // Fused rankings: the score that put the row here.
+    if let Some((score, normalized)) = placed.fused {
+        row.score = round(score);
+        row.normalized_score = round(normalized);
+    }
+    let parts = placed.parts.as_ref();
+    if let Some(parts) = parts {
+        // The index pass's points, on the score's scale.
+        if parts.index != 1.0 {
+            for m in row.matched.iter_mut().filter(|m| m.stage.is_none()) {
+                m.points = round(m.points * parts.index);
+            }
+        }
+        row.matched.extend(
+            parts
+                .text
+                .iter()
+                .map(|(keyword, level, points)| MatchedRow {
+                    keyword: keyword.clone(),
+                    level: level.as_str(),
+                    field: "text",
+                    points: round(*points),
+                    partial: None,
+                    stage: Some(Stage::Body),
+                    counted: true,
+                    why: None,
+                    bridge: None,
+                }),
+        );
+    }
+    if let Some(hit) = body_hit {
+        let factor = parts.map_or(Some(1.0), |p| p.body);
+        row.matched.extend(hit.matched.iter().map(|m| MatchedRow {
+            keyword: m.shown(),
+            level: m.level.as_str(),
+            field: m.field.as_str(),
+            points: round(m.points * factor.unwrap_or(1.0)),
+            partial: None,
+            stage: Some(Stage::Body),
+            counted: factor.is_some(),
+            why: factor.is_none().then_some(TIE_BREAK_ONLY),
+            bridge: m.bridge().cloned(),
+        }));
     }
 }
 

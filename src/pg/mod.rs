@@ -266,6 +266,10 @@ struct Row<'a> {
 /// Loads the knowledge base (as `kbidx build` extracts it) into `schema`:
 /// only files whose content hash changed are rewritten, files that are gone
 /// are removed, all in one transaction.
+///
+/// Long on purpose: the build, the files' hashes (read on threads), then
+/// one transaction (removals, COPY of the changed files' rows) whose steps
+/// share the client, the transaction and the rows grouped by file.
 pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<PushSummary> {
     check_schema(schema)?;
     let mut client = connect(url)?;
@@ -813,6 +817,10 @@ impl PgSearcher {
     /// `top` rows match every word, the most common words are dropped from
     /// the AND, down to the rarest alone (and the fewer rows matching one
     /// word more are all kept).
+    ///
+    /// Long on purpose: one SQL statement built from the units' df and idf,
+    /// the selecting words and the AND-first tiers; the pieces are strings
+    /// that only make sense together.
     fn rank(&mut self, query: &Query, top: usize, min_score: Option<f64>) -> Result<Ranked> {
         let units = units(query);
         if units.is_empty() {

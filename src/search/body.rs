@@ -330,6 +330,9 @@ impl BodyIndex {
     /// from `knowledge`. Files are read and tokenised on a few threads.
     /// `hash` is the index text's hash: a cached entry is valid for that
     /// text and, through [`fingerprint`], for the files as they are now.
+    ///
+    /// Long on purpose: one pass from rows to the stored layout (read and
+    /// tokenise on threads, postings, lengths, text), writing one buffer.
     pub(crate) fn build(entries: &[EntryRef<'_>], knowledge: &Path, hash: u128) -> Self {
         let files = files(entries);
         let key = (hash, fingerprint(files.iter().copied(), knowledge));
@@ -805,6 +808,10 @@ impl BodyIndex {
     /// The best `top` rows for `query` by BM25F (score descending, then row
     /// ascending). A query word counts once, with the highest level weight of
     /// the keywords it came from (L1 0.3, others 1).
+    ///
+    /// Long on purpose: the hot path of a question: dense score arrays, the
+    /// file share and the matches of the best rows share local state (scores,
+    /// file counts, scale) that helpers would have to pass around per word.
     pub(crate) fn search(&self, query: &Query, params: &Params, top: usize) -> Vec<BodyHit> {
         // (word, level, weight, group): a levelled keyword of several words
         // (`zzzz-no-such-keyword`, `universal dao`) counts only in rows that

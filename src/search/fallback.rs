@@ -239,6 +239,9 @@ impl Corpus {
 
     /// Scores every section against `query`; returns the best `top`, best
     /// first (ties on row order), each with its excerpt.
+    ///
+    /// Long on purpose: one scan of every section with the query's automaton,
+    /// then scoring, coverage and excerpts over the same per-section counts.
     pub(crate) fn search(&self, query: &Query, top: usize) -> Vec<FulltextHit> {
         let mut patterns: Vec<String> = Vec::new();
         let mut ids: HashMap<String, usize> = HashMap::new();

@@ -31,5 +31,5 @@ pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
 pub use matcher::Matcher;
 pub use score::{Hit, Match, Outcome, Scoring, SearchMode};
 pub use searcher::{Body, Ranking, Searcher, Settings};
-pub(crate) use searcher::{Source, Stages, Texts};
+pub(crate) use searcher::{Placed, Source, Stages, Texts};
 pub use words::{WordIndex, text_hash};

@@ -678,6 +678,10 @@ impl IndexBackend<'_> {
     /// body stage breaks ties and appends the rows only it found. Both stages
     /// look further than `top` (the outcome too) so that a row one of them
     /// ranks low can still rise; `cut` rows at most are kept.
+    ///
+    /// Long on purpose: the fusion of the two stages' rows, the literal text
+    /// matches and each row's parts share one table of rows (source, index
+    /// score, body share) that is built, scored and cut in one place.
     fn fused(
         &self,
         query: &Query,
