@@ -32,9 +32,9 @@ use std::collections::HashSet;
 use super::budget::fit;
 use super::tokens::estimate;
 use crate::error::Result;
-use crate::search::bm25::terms;
 use crate::search::body_match::Bridge;
 use crate::search::{Level, Query};
+use crate::text::terms;
 
 /// Characters of a passage when no per-result cap is given (about 400
 /// estimated tokens of Japanese prose): with the 20,000-character budget of

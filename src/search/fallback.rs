@@ -179,7 +179,7 @@ impl Corpus {
         };
         let mut docs = Vec::with_capacity(entries.len());
         let mut unreadable = 0;
-        for (part, n) in super::haystack::in_parallel(&halves, |half| Self::read(half, knowledge)) {
+        for (part, n) in crate::parallel::in_parallel(&halves, |half| Self::read(half, knowledge)) {
             docs.extend(part);
             unreadable += n;
         }

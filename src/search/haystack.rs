@@ -24,6 +24,7 @@ use aho_corasick::AhoCorasick;
 use super::fields::{Field, RowMasks, match_bit};
 use crate::error::Result;
 use crate::index::toon::Table;
+// The body stage still names the helper here.
 pub(crate) use crate::parallel::in_parallel;
 use crate::text::normalize::{is_folded, normalize};
 

@@ -20,10 +20,10 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::bm25::terms;
 use super::body::BodyIndex;
 use super::{Level, Matcher, Query};
 use crate::text::normalize::normalize;
+use crate::text::terms;
 use crate::text::tokenize::{Pos, question_keywords, whole_words};
 
 /// How many top results are looked at.

@@ -441,7 +441,7 @@ impl WordIndex {
             vec![(0, self.words)]
         };
         let found: Vec<(u32, u32, u16)> =
-            super::haystack::in_parallel(&halves, |&(first, last)| {
+            crate::parallel::in_parallel(&halves, |&(first, last)| {
                 self.scan_words(automaton, first, last)
             })
             .concat();
