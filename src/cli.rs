@@ -23,9 +23,9 @@ use crate::output::Format;
 use crate::output::budget::Budget;
 use crate::output::build::{BuildReport, Status};
 use crate::output::read::{FileListing, SectionDoc};
+use crate::query::LevelledKeywords;
 use crate::search::cache::Cache;
 use crate::search::fallback;
-use crate::search::query::LevelledKeywords;
 use crate::search::{self, Hierarchy, Query, Scoring, Searcher};
 
 /// Section index and L1/L2/L3 keyword search for JSON knowledge bases.
@@ -545,8 +545,9 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             let schema = args.pg.pg_schema.clone();
             let options = Request::resolve(&config, args)?;
             options.refuse_with_pg()?;
-            let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &schema)?)
-                .with_weights(config.weights.clone());
+            let searcher =
+                Searcher::sections(Box::new(crate::pg::PgSearcher::open(&url, &schema)?))
+                    .with_weights(config.weights.clone());
             run_search(&options, &searcher, out)
         }
         Command::Search(args) => {
@@ -762,8 +763,11 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
                 "eval --passages works with the index file, not with --pg".into(),
             ));
         }
-        let searcher = Searcher::postgres(crate::pg::PgSearcher::open(&url, &args.pg.pg_schema)?)
-            .with_weights(config.weights.clone());
+        let searcher = Searcher::sections(Box::new(crate::pg::PgSearcher::open(
+            &url,
+            &args.pg.pg_schema,
+        )?))
+        .with_weights(config.weights.clone());
         // PostgreSQL ranks one way: the default method's run only.
         let runs = eval::evaluate_searcher(
             &searcher,
@@ -868,6 +872,9 @@ fn run_search(options: &Request, searcher: &Searcher<'_>, out: &mut dyn Write) -
     Ok(if report.results.is_empty() { 1 } else { 0 })
 }
 
+/// Long on purpose: one command's sequence over the same built index
+/// (warnings, left-out note, links file before the index, `--check`, then the
+/// JSON or text message), each step a few lines that read what the one before made.
 fn run_build(
     config: &Config,
     args: BuildArgs,

@@ -124,9 +124,9 @@ pub(crate) fn report(
         report.expand(matcher, links, options.expand);
         // Linked neighbours obey --exclude as the ranked results do.
         let before = report.results.len();
-        report
-            .results
-            .retain(|r| r.stage != "linked" || !options.diversity.excludes(&r.file));
+        report.results.retain(|r| {
+            r.stage != crate::output::Stage::Linked || !options.diversity.excludes(&r.file)
+        });
         if report.results.len() < before {
             for (i, r) in report.results.iter_mut().enumerate() {
                 r.rank = i + 1;
@@ -175,7 +175,7 @@ pub(crate) fn hand_over(
             .results
             .iter()
             .flat_map(|r| &r.matched)
-            .map(|m| m.keyword.as_str()),
+            .filter_map(|m| m.bridge.as_ref()),
     );
     match options.hand_over {
         HandOver::Adaptive => report.attach_adaptive(|r| texts.section(r), options.budget, &words),

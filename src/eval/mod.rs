@@ -1,10 +1,11 @@
 //! Accuracy measurement: run query sets and report recall, MRR and nDCG.
 //!
 //! [`load_cases`] reads the JSON Lines format of `../shared/eval/*.jsonl`;
-//! [`evaluate`] runs each case in each applicable [`Mode`] with a given
-//! [`Method`] and returns [`Run`]s with per-query ranks and the aggregate
-//! metrics (defined in docs/accuracy.md). [`evaluate_full`] also takes the
-//! knowledge directory, which the BM25 reference method ([`Method::Bm25`]) needs.
+//! [`evaluate_with_links`] runs each case in each applicable [`Mode`] with
+//! the given [`Method`]s and returns [`Run`]s with per-query ranks and the
+//! aggregate metrics (defined in docs/accuracy.md); it takes the knowledge
+//! directory, which the body stage and the BM25 reference method
+//! ([`Method::Bm25`]) need.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -15,10 +16,11 @@ use crate::error::{Error, Result};
 use crate::index::model::Index;
 use crate::output::passage_caps_for;
 use crate::output::passages::{Paragraphs, QueryWords};
+use crate::query::LevelledKeywords;
 pub use crate::search::Settings;
 use crate::search::bm25::Bm25Index;
+use crate::search::body_match::Bridge;
 use crate::search::fallback;
-use crate::search::query::LevelledKeywords;
 use crate::search::{Diversity, Level, Matcher, Query, Scoring, Searcher};
 
 /// One line of an eval file.
@@ -314,74 +316,12 @@ pub struct Run {
     pub cases: Vec<CaseResult>,
 }
 
-/// Runs every case in every mode it supports, with every method, returning results at most `top` deep.
-///
-/// [`Method::Bm25`] needs the section text: use [`evaluate_full`].
-pub fn evaluate(
-    index: &Index,
-    cases: &[Case],
-    modes: &[Mode],
-    methods: &[Method],
-    top: usize,
-) -> Result<Vec<Run>> {
-    let settings = Settings {
-        body: None,
-        hierarchy: None,
-        fallback: fallback::Settings {
-            enabled: false,
-            ..fallback::Settings::default()
-        },
-        weights: crate::search::Weights::default(),
-    };
-    evaluate_full(
-        index,
-        None,
-        cases,
-        modes,
-        methods,
-        Limits {
-            top,
-            chars: 0,
-            chars_per_result: None,
-            passages: false,
-            hand_over: crate::config::HandOver::default(),
-            expand: 0,
-            second_search: 0,
-        },
-        settings,
-    )
-}
-
-/// [`evaluate`] with the knowledge directory `index` was built from (required
-/// for [`Method::Bm25`], which indexes the section text once, up front) and
-/// the search settings. The default and seed methods run through the same
-/// [`Searcher`] as `kbidx search` (the fallback needs `knowledge`, else it is
-/// skipped).
-pub fn evaluate_full(
-    index: &Index,
-    knowledge: Option<&Path>,
-    cases: &[Case],
-    modes: &[Mode],
-    methods: &[Method],
-    limits: Limits,
-    settings: Settings,
-) -> Result<Vec<Run>> {
-    evaluate_with_links(
-        index,
-        &[],
-        knowledge,
-        cases,
-        modes,
-        methods,
-        limits,
-        &Diversity::default(),
-        settings,
-    )
-}
-
-/// [`evaluate_full`] with the index's `links`, which [`Limits::expand`]
-/// follows, and `diversity` (`--exclude`, `--group-by`) applied as `kbidx
-/// search` applies it (default and seed methods). A section that
+/// Runs every case in every mode it supports, with every method, over
+/// `index` (built from `knowledge`, which [`Method::Bm25`] and the body
+/// stage need) with its `links`, which [`Limits::expand`] follows, and
+/// `diversity` (`--exclude`, `--group-by`) applied as `kbidx search` applies
+/// it (default and seed methods). The default and seed methods run through
+/// the same [`Searcher`] as `kbidx search`. A section that
 /// `--group-by file` folded into a result's `more` counts for Recall@k, MRR
 /// and nDCG at that result's rank (its reference is handed over), but not
 /// for R@chars (its content is not).
@@ -440,6 +380,11 @@ pub(crate) struct Extras<'i> {
 /// the same ranking `kbidx search` prints, scored per case by [`score_case`].
 /// R@chars counts the content `searcher` hands over (the knowledge files, or
 /// the table's `content`), and is left out when it has none.
+///
+/// Long on purpose: per case and method, the search, the second search,
+/// the hand-over at each answer budget and the scoring share the case's
+/// query, ranking and caches (texts, lengths, paragraphs); split apart, each
+/// piece would take most of them as arguments.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_searcher(
     searcher: &Searcher<'_>,
@@ -486,7 +431,7 @@ pub(crate) fn evaluate_searcher(
                 let mut confidence = None;
                 let mut suggested = Vec::new();
                 let mut second: Option<Query> = None;
-                let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<String>) =
+                let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<Bridge>) =
                     match method {
                         Method::Default | Method::Seed => {
                             let scoring = if method == Method::Seed {
@@ -532,13 +477,14 @@ pub(crate) fn evaluate_searcher(
                                 )?);
                             }
                             let bridged = ranking
-                                .body
+                                .body_hits()
                                 .iter()
                                 .flat_map(|hit| &hit.matched)
-                                .filter(|m| m.0.contains('→'))
-                                .map(|m| m.0.clone())
+                                .filter_map(|m| m.bridge().cloned())
                                 .collect();
-                            (searcher.references(&ranking), ranking.more, bridged)
+                            let references = searcher.references(&ranking);
+                            let more = ranking.results.into_iter().map(|p| p.more).collect();
+                            (references, more, bridged)
                         }
                         Method::Bm25 | Method::Bm25Rrf => {
                             let (Some(bm25), Some(index)) = (extras.bm25, extras.index) else {
@@ -582,7 +528,7 @@ pub(crate) fn evaluate_searcher(
                     let cap = limits.chars_per_result.unwrap_or(usize::MAX);
                     let words = if limits.passages {
                         let mut words = QueryWords::of(query)?;
-                        words.add_bridged(bridged.iter().map(String::as_str));
+                        words.add_bridged(&bridged);
                         Some(words)
                     } else {
                         None
@@ -759,6 +705,9 @@ pub fn metrics(results: &[CaseResult]) -> Metrics {
 }
 
 /// [`metrics`], with `recall_at_chars` for the budget `chars` when given.
+///
+/// Long on purpose: one aggregate per metric (recall at each depth, MRR,
+/// nDCG, R@chars, answer recall), each a short closure over the same cases.
 fn metrics_within(results: &[CaseResult], chars: Option<usize>) -> Metrics {
     let n = results.len().max(1) as f64;
     let recall = |k: usize, all: bool| {

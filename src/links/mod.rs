@@ -55,14 +55,12 @@ pub fn path_for(index: &Path) -> PathBuf {
 /// `links[N]{from,to}:` and one row per link, in the order given (the build
 /// gives index order, then order of appearance), each line ending in `\n`.
 pub fn encode(links: &[Link]) -> String {
-    let mut out = format!("{KEY}[{}]{{from,to}}:\n", links.len());
-    for link in links {
-        out.push_str("  ");
-        out.push_str(&toon::quote(&link.from, ','));
-        out.push(',');
-        out.push_str(&toon::quote(&link.to, ','));
-        out.push('\n');
-    }
+    let rows: Vec<Vec<String>> = links
+        .iter()
+        .map(|link| vec![toon::quote(&link.from, ','), toon::quote(&link.to, ',')])
+        .collect();
+    let mut out = String::new();
+    toon::push_table(&mut out, KEY, &["from", "to"], &rows);
     out
 }
 

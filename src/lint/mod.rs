@@ -159,6 +159,10 @@ pub(crate) struct Row {
 }
 
 /// Runs the selected rules over the knowledge directory.
+///
+/// Long on purpose: one pass over the knowledge files that every rule
+/// reads (extracted rows, section text, links, words), in the order the
+/// report lists findings.
 pub(crate) fn lint(options: &LintOptions) -> Result<Report> {
     let extractor = crate::build::extractor(options.filter.as_deref())?;
     let found = crate::knowledge::discover(&options.knowledge, &options.include, &options.exclude)?;

@@ -1,7 +1,7 @@
 //! The words of each section, for the rules that compare words
 //! (`title-not-in-text`, `link-target-mismatch`).
 //!
-//! Words are what search matches on: [`crate::search::bm25::terms`] of the
+//! Words are what search matches on: [`crate::text::terms`] of the
 //! normalised text (nouns as written, verbs and adjectives in their base
 //! form, no particles or symbols), so a rule agrees with what a keyword
 //! search would find. Tokenising is the expensive part of lint, so each
@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::knowledge::content::{PAGE_ID, Sections};
-use crate::search::bm25::terms;
 use crate::text::normalize::normalize;
+use crate::text::terms;
 
 /// One section's title and text, as words.
 #[derive(Debug, Clone, PartialEq)]

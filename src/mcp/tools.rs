@@ -30,8 +30,8 @@ use crate::index::file::IndexFile;
 use crate::knowledge::content::Library;
 use crate::output::Format;
 use crate::output::budget::Budget;
+use crate::query::LevelledKeywords;
 use crate::search::cache::Cache;
-use crate::search::query::LevelledKeywords;
 use crate::search::{self, Query, Scoring, Searcher};
 
 /// Results per search unless the call says otherwise (as `kbidx search --top`).
@@ -45,6 +45,8 @@ const DEFAULT_TOP: usize = 30;
 /// next to [`Report`](crate::output::Report) would drift from it, and a client
 /// that validates would then reject good results. `read`'s three fields are
 /// stable, so it has one.
+///
+/// Long on purpose: the tool descriptions and their JSON schemas, as data.
 pub(super) fn list() -> Value {
     let keywords = |level: &str| {
         json!({
@@ -456,6 +458,8 @@ struct SearchRequest {
 impl SearchRequest {
     /// Checks `arguments` against the `search` input schema, with messages
     /// that name the argument (`null` counts as absent).
+    ///
+    /// Long on purpose: one check per argument of the schema, each with its own message.
     fn parse(arguments: &Map<String, Value>) -> Result<Self> {
         const NAMES: [&str; 14] = [
             "question",

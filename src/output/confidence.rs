@@ -85,7 +85,10 @@ impl Confidence {
         cut: bool,
         thresholds: Thresholds,
     ) -> Self {
-        let results: Vec<&ResultRow> = results.iter().filter(|r| r.stage != "linked").collect();
+        let results: Vec<&ResultRow> = results
+            .iter()
+            .filter(|r| r.stage != super::Stage::Linked)
+            .collect();
         let keywords: Vec<(&str, &[usize])> = query
             .keywords
             .iter()
@@ -106,20 +109,24 @@ impl Confidence {
                 ..Self::default()
             };
         };
-        let matched: Vec<String> = first
+        let matched: Vec<(String, Option<String>)> = first
             .matched
             .iter()
             .filter(|m| m.field != "file" && m.field != "weight")
-            .map(|m| crate::text::normalize::normalize(&m.keyword))
+            .map(|m| {
+                let from = m
+                    .bridge
+                    .as_ref()
+                    .map(|b| crate::text::normalize::normalize(&b.from));
+                (crate::text::normalize::normalize(&m.keyword), from)
+            })
             .collect();
         // A keyword of several words counts when any of its words matched
         // (the body stage matches a keyword's words one by one), and an
         // English word when it matched through its katakana (`retry→リトライ`).
         let hit = |word: &str| {
-            matched.iter().any(|m| {
-                m == word
-                    || word.contains(m.as_str())
-                    || m.split_once('→').is_some_and(|(from, _)| from == word)
+            matched.iter().any(|(m, from)| {
+                m == word || word.contains(m.as_str()) || from.as_deref() == Some(word)
             })
         };
         let mut matched_concepts: Vec<usize> = keywords
@@ -184,8 +191,8 @@ impl Confidence {
 /// ranked anything (index pass, body stage); `None` when none did.
 fn stage_rank(ranking: &Ranking) -> Option<usize> {
     let &first = ranking.rows().first()?;
-    let index: Vec<usize> = ranking.outcome.hits.iter().map(|h| h.row).collect();
-    let body: Vec<usize> = ranking.body.iter().map(|h| h.row).collect();
+    let index: Vec<usize> = ranking.index_hits().iter().map(|h| h.row).collect();
+    let body: Vec<usize> = ranking.body_hits().iter().map(|h| h.row).collect();
     [index, body]
         .iter()
         .filter(|rows| !rows.is_empty())
@@ -202,10 +209,12 @@ fn stage_rank(ranking: &Ranking) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::output::MatchedRow;
-    use crate::search::query::LevelledKeywords;
+    use crate::query::LevelledKeywords;
+    use crate::search::body_match::Bridge;
     use proptest::prelude::*;
 
-    /// A result scoring `score`, matching `words` in its title.
+    /// A result scoring `score`, matching `words` in its title (`a→b`: the
+    /// body stage's bridge from `a` to `b`).
     fn row(score: f64, words: &[&str]) -> ResultRow {
         let matched = words
             .iter()
@@ -219,9 +228,19 @@ mod tests {
                 counted: true,
                 why: None,
                 factor: None,
+                bridge: w.split_once('→').map(|(from, to)| Bridge {
+                    from: from.into(),
+                    to: to.into(),
+                }),
             })
             .collect();
-        ResultRow::of("a.json#s1", "", (score, 1.0), "index", matched)
+        ResultRow::of(
+            "a.json#s1",
+            "",
+            (score, 1.0),
+            crate::output::Stage::Index,
+            matched,
+        )
     }
 
     fn query(l2: &[&str], l3: &[&str]) -> Query {

@@ -10,9 +10,13 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::index::toon::quote;
+use crate::search::body::BodyHit;
+use crate::search::body_match::Bridge;
 use crate::search::fallback;
 use crate::search::suggest::Suggestion;
-use crate::search::{Level, Matcher, Outcome, Query, Ranking, Scoring, Searcher};
+use crate::search::{
+    Level, Matcher, Outcome, Placed, Query, Ranking, Scoring, Searcher, Source, Stages,
+};
 
 pub(crate) mod adaptive;
 pub(crate) mod budget;
@@ -120,6 +124,41 @@ impl KeywordLists {
     }
 }
 
+/// The stage that found a result, or the one a match of it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Stage {
+    /// The index pass.
+    Index,
+    /// The full-text fallback.
+    Fulltext,
+    /// The body stage.
+    Body,
+    /// A linked neighbour (`--expand`).
+    Linked,
+    /// PostgreSQL's ranking.
+    Pg,
+}
+
+impl Stage {
+    /// The name reports write.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Index => "index",
+            Self::Fulltext => "fulltext",
+            Self::Body => "body",
+            Self::Linked => "linked",
+            Self::Pg => "pg",
+        }
+    }
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One result.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ResultRow {
@@ -139,7 +178,7 @@ pub(crate) struct ResultRow {
     /// Score relative to the query's ideal, 0–1 (rounded to 4 decimals).
     pub normalized_score: f64,
     /// Which stage found it: `index`, `fulltext` (the fallback) or `linked` (`--expand`).
-    pub stage: &'static str,
+    pub stage: Stage,
     /// What matched.
     pub matched: Vec<MatchedRow>,
     /// Fallback results: the section text around the first match.
@@ -177,7 +216,7 @@ impl ResultRow {
         matcher: &Matcher<'_>,
         row: usize,
         scores: (f64, f64),
-        stage: &'static str,
+        stage: Stage,
         matched: Vec<MatchedRow>,
     ) -> Self {
         let entry = matcher.entry(row);
@@ -190,7 +229,7 @@ impl ResultRow {
         reference: &str,
         title: &str,
         (score, normalized): (f64, f64),
-        stage: &'static str,
+        stage: Stage,
         matched: Vec<MatchedRow>,
     ) -> Self {
         let (file, section) = crate::index::model::split_reference(reference);
@@ -242,7 +281,7 @@ pub(crate) struct MatchedRow {
     /// hints, terms or text, as tokenised, or a keyword found literally in
     /// the text, field `text`); absent for the index pass's.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stage: Option<&'static str>,
+    pub stage: Option<Stage>,
     /// Whether `points` is part of `score` (absent when it is): the counted
     /// entries of a result sum to its score.
     #[serde(skip_serializing_if = "is_true")]
@@ -253,6 +292,10 @@ pub(crate) struct MatchedRow {
     /// The factor of a path weight (field `weight`; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub factor: Option<f64>,
+    /// The body stage's bridge, when `keyword` is one bridged word (reports
+    /// write it in `keyword`; passages and confidence read it here).
+    #[serde(skip)]
+    pub bridge: Option<Bridge>,
 }
 
 impl MatchedRow {
@@ -270,6 +313,7 @@ impl MatchedRow {
             counted: true,
             why: None,
             factor: Some(applied.factor),
+            bridge: None,
         }
     }
 }
@@ -293,6 +337,7 @@ impl From<&crate::search::Match> for MatchedRow {
             counted: true,
             why: None,
             factor: None,
+            bridge: None,
         }
     }
 }
@@ -309,6 +354,7 @@ impl From<&fallback::TermMatch> for MatchedRow {
             counted: true,
             why: None,
             factor: None,
+            bridge: None,
         }
     }
 }
@@ -324,22 +370,33 @@ impl Report {
         ranking: &Ranking,
         top: usize,
     ) -> Self {
-        if let Some(matcher) = searcher.matcher() {
-            let mut report = Self::new(matcher, query, scoring, &ranking.outcome);
-            report.apply_fallback(matcher, ranking, top);
-            return report;
-        }
-        // PostgreSQL: one stage, scores normalised by the query's best.
-        let mut report = Self::new_empty(query, scoring, &ranking.outcome);
-        let best = ranking
-            .pg
+        let sections = match (&ranking.stages, searcher.matcher()) {
+            (
+                Stages::Index {
+                    outcome,
+                    pass,
+                    body,
+                },
+                Some(matcher),
+            ) => {
+                let mut report = Self::new(matcher, query, scoring, ranking, outcome);
+                report.apply_fallback(matcher, ranking, (outcome, pass.as_ref(), body), top);
+                return report;
+            }
+            (Stages::Sections(ranked), _) => &ranked.sections,
+            // An index ranking always comes with its matcher.
+            (Stages::Index { .. }, None) => return Self::new_empty(query, scoring, ranking),
+        };
+        // A backend's own sections: one stage, scores normalised by the query's best.
+        let mut report = Self::new_empty(query, scoring, ranking);
+        let best = sections
             .first()
             .map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
-        for (i, &source) in ranking.order.iter().enumerate() {
-            let fallback::Source::Pg(k) = source else {
+        for placed in &ranking.results {
+            let Source::Section(k) = placed.source else {
                 continue;
             };
-            let hit = &ranking.pg[k];
+            let hit = &sections[k];
             let matched = hit
                 .matched
                 .iter()
@@ -349,43 +406,36 @@ impl Report {
                     field: "tsvector",
                     points: round(*weight),
                     partial: None,
-                    stage: Some("pg"),
+                    stage: Some(Stage::Pg),
                     counted: true,
                     why: None,
                     factor: None,
+                    bridge: None,
                 })
-                .chain(
-                    ranking
-                        .weights
-                        .get(i)
-                        .and_then(Option::as_ref)
-                        .map(MatchedRow::weight),
-                )
+                .chain(placed.weight.as_ref().map(MatchedRow::weight))
                 .collect();
             // Weighted rankings: the score that put the row here.
-            let scores = ranking
+            let scores = placed
                 .fused
-                .get(i)
-                .copied()
                 .unwrap_or((hit.score, (hit.score / best).min(1.0)));
             report.results.push(ResultRow {
                 rank: report.results.len() + 1,
-                more: ranking.more.get(i).cloned().unwrap_or_default(),
-                ..ResultRow::of(&hit.reference, &hit.title, scores, "pg", matched)
+                more: placed.more.clone(),
+                ..ResultRow::of(&hit.reference, &hit.title, scores, Stage::Pg, matched)
             });
         }
         report
     }
 
     /// A report with no results yet.
-    fn new_empty(query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
+    fn new_empty(query: &Query, scoring: Scoring, ranking: &Ranking) -> Self {
         Self {
             query: query.question.clone(),
             keywords: KeywordLists::of(query),
             query_truncated: query.truncated.clone(),
             scoring: scoring.as_str(),
-            total: outcome.total,
-            search_mode: outcome.mode.as_ref().map(|m| SearchModeRow {
+            total: ranking.total(),
+            search_mode: ranking.mode().map(|m| SearchModeRow {
                 mode: m.as_str(),
                 reason: m.reason.clone(),
             }),
@@ -398,8 +448,15 @@ impl Report {
         }
     }
 
-    /// Builds the report for `outcome` of `query` over `entries` (the matcher's rows).
-    fn new(entries: &Matcher<'_>, query: &Query, scoring: Scoring, outcome: &Outcome) -> Self {
+    /// Builds the report for `outcome` (the index pass of `ranking`) of
+    /// `query` over `entries` (the matcher's rows).
+    fn new(
+        entries: &Matcher<'_>,
+        query: &Query,
+        scoring: Scoring,
+        ranking: &Ranking,
+        outcome: &Outcome,
+    ) -> Self {
         let results = outcome
             .hits
             .iter()
@@ -412,7 +469,7 @@ impl Report {
                         entries,
                         hit.row,
                         (hit.score, hit.normalized),
-                        "index",
+                        Stage::Index,
                         matched,
                     )
                 }
@@ -420,24 +477,30 @@ impl Report {
             .collect();
         Self {
             results,
-            ..Self::new_empty(query, scoring, outcome)
+            ..Self::new_empty(query, scoring, ranking)
         }
     }
 
     /// Merges the fallback's hits into the index pass's results in the
     /// ranking's final order (see [`fallback::merge`]) and renumbers the ranks.
-    fn apply_fallback(&mut self, entries: &Matcher<'_>, ranking: &Ranking, top: usize) {
-        let (outcome, pass) = (&ranking.outcome, &ranking.pass);
-        self.fallback = pass.status.as_str();
-        self.fallback_note = match pass.status {
-            fallback::Status::Off => String::new(),
-            fallback::Status::Ran if pass.unreadable > 0 => format!(
+    fn apply_fallback(
+        &mut self,
+        entries: &Matcher<'_>,
+        ranking: &Ranking,
+        (outcome, pass, body): (&Outcome, Option<&fallback::Pass>, &[BodyHit]),
+        top: usize,
+    ) {
+        self.fallback = pass.map_or(fallback::Status::Off, |p| p.status).as_str();
+        self.fallback_note = match pass {
+            None => String::new(),
+            Some(pass) if pass.status == fallback::Status::Off => String::new(),
+            Some(pass) if pass.status == fallback::Status::Ran && pass.unreadable > 0 => format!(
                 " ({} of {} index results confident; {} sections could not be read)",
                 pass.confident,
                 outcome.hits.len(),
                 pass.unreadable
             ),
-            _ => format!(
+            Some(pass) => format!(
                 " ({} of {} index results confident; runs when fewer than {} are and fewer than --top {} were found)",
                 pass.confident,
                 outcome.hits.len(),
@@ -446,13 +509,13 @@ impl Report {
             ),
         };
         // The index pass's results in their own order are already in place.
-        let as_is = ranking.order.len() == self.results.len()
-            && ranking
-                .order
-                .iter()
-                .enumerate()
-                .all(|(i, s)| matches!(s, fallback::Source::Index(k) if *k == i));
-        if pass.hits.is_empty() && ranking.fused.is_empty() && as_is {
+        let as_is =
+            ranking.results.len() == self.results.len()
+                && ranking.results.iter().enumerate().all(|(i, p)| {
+                    matches!(p.source, Source::Index(k) if k == i) && p.fused.is_none()
+                });
+        let fulltext = pass.map_or(&[][..], |p| &p.hits);
+        if fulltext.is_empty() && as_is {
             return;
         }
         let mut index_results: Vec<Option<ResultRow>> = std::mem::take(&mut self.results)
@@ -460,11 +523,11 @@ impl Report {
             .map(Some)
             .collect();
         let rows = ranking.rows();
-        for (i, &source) in ranking.order.iter().enumerate() {
-            let row = match source {
-                fallback::Source::Index(k) => index_results[k].take(),
-                fallback::Source::Fulltext(k) => {
-                    let hit = &pass.hits[k];
+        for (i, placed) in ranking.results.iter().enumerate() {
+            let row = match placed.source {
+                Source::Index(k) => index_results[k].take(),
+                Source::Fulltext(k) => {
+                    let hit = &fulltext[k];
                     let matched = hit.matched.iter().map(MatchedRow::from).collect();
                     Some(ResultRow {
                         excerpt: Some(hit.excerpt.clone()),
@@ -472,83 +535,35 @@ impl Report {
                             entries,
                             hit.row,
                             (hit.score, hit.normalized),
-                            "fulltext",
+                            Stage::Fulltext,
                             matched,
                         )
                     })
                 }
-                fallback::Source::Body(k) => {
-                    let hit = &ranking.body[k];
+                Source::Body(k) => {
+                    let hit = &body[k];
                     Some(ResultRow::new(
                         entries,
                         hit.row,
                         (hit.score, 0.0),
-                        "body",
+                        Stage::Body,
                         Vec::new(),
                     ))
                 }
-                fallback::Source::Text(row) => {
-                    Some(ResultRow::new(entries, row, (0.0, 0.0), "body", Vec::new()))
-                }
+                Source::Text(row) => Some(ResultRow::new(
+                    entries,
+                    row,
+                    (0.0, 0.0),
+                    Stage::Body,
+                    Vec::new(),
+                )),
                 // Not in an index ranking.
-                fallback::Source::Pg(_) => None,
+                Source::Section(_) => None,
             };
             if let Some(mut row) = row {
                 row.rank = i + 1;
-                if let Some(more) = ranking.more.get(i) {
-                    row.more.clone_from(more);
-                }
-                // Fused rankings: the score that put the row here.
-                if let Some(&(score, normalized)) = ranking.fused.get(i) {
-                    row.score = round(score);
-                    row.normalized_score = round(normalized);
-                }
-                let parts = ranking.parts.get(i);
-                if let Some(parts) = parts {
-                    // The index pass's points, on the score's scale.
-                    if parts.index != 1.0 {
-                        for m in row.matched.iter_mut().filter(|m| m.stage.is_none()) {
-                            m.points = round(m.points * parts.index);
-                        }
-                    }
-                    row.matched
-                        .extend(
-                            parts
-                                .text
-                                .iter()
-                                .map(|(keyword, level, points)| MatchedRow {
-                                    keyword: keyword.clone(),
-                                    level: level.as_str(),
-                                    field: "text",
-                                    points: round(*points),
-                                    partial: None,
-                                    stage: Some("body"),
-                                    counted: true,
-                                    why: None,
-                                    factor: None,
-                                }),
-                        );
-                }
-                if let Some(hit) = ranking.body.iter().find(|h| h.row == rows[i]) {
-                    let factor = parts.map_or(Some(1.0), |p| p.body);
-                    row.matched
-                        .extend(hit.matched.iter().map(|(word, level, field, points)| {
-                            MatchedRow {
-                                keyword: word.clone(),
-                                level: level.as_str(),
-                                field,
-                                points: round(*points * factor.unwrap_or(1.0)),
-                                partial: None,
-                                stage: Some("body"),
-                                counted: factor.is_some(),
-                                why: factor.is_none().then_some(TIE_BREAK_ONLY),
-                                factor: None,
-                            }
-                        }));
-                }
-                if let Some(Some(applied)) = ranking.weights.get(i) {
-                    row.matched.push(MatchedRow::weight(applied));
-                }
+                let body_hit = body.iter().find(|h| h.row == rows[i]);
+                placed_matches(&mut row, placed, body_hit);
                 self.results.push(row);
             }
         }
@@ -579,7 +594,7 @@ impl Report {
             let Some(&row) = rows.get(reference).filter(|&&row| row != usize::MAX) else {
                 continue;
             };
-            let mut result = ResultRow::new(matcher, row, (0.0, 0.0), "linked", Vec::new());
+            let mut result = ResultRow::new(matcher, row, (0.0, 0.0), Stage::Linked, Vec::new());
             result.via = Some(via);
             added.push(result);
         }
@@ -743,7 +758,7 @@ impl Report {
                 (Some(via), stage) => {
                     s.push_str(&format!("  [{stage} via {}]", read::quote_reference(via)));
                 }
-                (None, "index") => {}
+                (None, Stage::Index) => {}
                 (None, stage) => s.push_str(&format!("  [{stage}]")),
             }
             if !r.more.is_empty() {
@@ -812,8 +827,21 @@ impl Report {
         s
     }
 
+    /// The report as TOON (`--format toon`): the query and its keywords,
+    /// the suggestions, the confidence, the budget and the results table,
+    /// written with [`crate::index::toon`]'s quoting and table writer.
     fn to_toon(&self, explain: bool) -> String {
         let mut s = String::new();
+        self.push_toon_head(&mut s);
+        self.push_toon_suggest(&mut s);
+        self.push_toon_confidence(&mut s);
+        self.push_toon_budget(&mut s);
+        self.push_toon_results(&mut s, explain);
+        s
+    }
+
+    /// `query`, `keywords`, `scoring`, `total`, `fallback` and `search_mode`.
+    fn push_toon_head(&self, s: &mut String) {
         s.push_str(&format!(
             "query: {}\n",
             self.query
@@ -850,22 +878,30 @@ impl Report {
                 quote(&mode.reason, ',')
             ));
         }
+    }
+
+    /// The `suggest` table.
+    fn push_toon_suggest(&self, s: &mut String) {
         if self.suggest.is_empty() {
             s.push_str("suggest[0]:\n");
-        } else {
-            s.push_str(&format!(
-                "suggest[{}]{{word,level,results}}:\n",
-                self.suggest.len()
-            ));
-            for w in &self.suggest {
-                s.push_str(&format!(
-                    "  {},{},{}\n",
-                    quote(&w.word, ','),
-                    w.level,
-                    w.results
-                ));
-            }
+            return;
         }
+        let rows: Vec<Vec<String>> = self
+            .suggest
+            .iter()
+            .map(|w| {
+                vec![
+                    quote(&w.word, ','),
+                    w.level.to_string(),
+                    w.results.to_string(),
+                ]
+            })
+            .collect();
+        crate::index::toon::push_table(s, "suggest", &["word", "level", "results"], &rows);
+    }
+
+    /// The `confidence` object.
+    fn push_toon_confidence(&self, s: &mut String) {
         let c = &self.confidence;
         s.push_str(&format!("confidence:\n  level: {}\n", c.level));
         if let Some(ratio) = c.tail_ratio {
@@ -878,6 +914,38 @@ impl Report {
             "  concepts: {}\n  matched_concepts: {}\n",
             c.concepts, c.matched_concepts
         ));
+    }
+
+    /// The `budget` object, when a budget was set.
+    fn push_toon_budget(&self, s: &mut String) {
+        if let Some(budget) = &self.budget {
+            s.push_str("budget:\n");
+            for (key, cap) in [
+                ("max_chars", budget.caps.max_chars),
+                ("max_tokens", budget.caps.max_tokens),
+                ("max_chars_per_result", budget.caps.max_chars_per_result),
+                ("max_tokens_per_result", budget.caps.max_tokens_per_result),
+            ] {
+                if let Some(cap) = cap {
+                    s.push_str(&format!("  {key}: {cap}\n"));
+                }
+            }
+            s.push_str(&format!(
+                "  chars: {}\n  tokens: {}\n",
+                budget.chars, budget.tokens
+            ));
+            if budget.passages {
+                s.push_str("  passages: true\n");
+            }
+        }
+    }
+
+    /// The `results` table: its columns are those some result has.
+    fn push_toon_results(&self, s: &mut String, explain: bool) {
+        if self.results.is_empty() {
+            s.push_str("results[0]:\n");
+            return;
+        }
         let with_content = self.results.iter().any(|r| r.content.is_some());
         let with_excerpt = self.results.iter().any(|r| r.excerpt.is_some());
         let mut fields = vec![
@@ -907,35 +975,7 @@ impl Report {
         if with_passage {
             fields.push("passage");
         }
-        if let Some(budget) = &self.budget {
-            s.push_str("budget:\n");
-            for (key, cap) in [
-                ("max_chars", budget.caps.max_chars),
-                ("max_tokens", budget.caps.max_tokens),
-                ("max_chars_per_result", budget.caps.max_chars_per_result),
-                ("max_tokens_per_result", budget.caps.max_tokens_per_result),
-            ] {
-                if let Some(cap) = cap {
-                    s.push_str(&format!("  {key}: {cap}\n"));
-                }
-            }
-            s.push_str(&format!(
-                "  chars: {}\n  tokens: {}\n",
-                budget.chars, budget.tokens
-            ));
-            if budget.passages {
-                s.push_str("  passages: true\n");
-            }
-        }
-        if self.results.is_empty() {
-            s.push_str("results[0]:\n");
-            return s;
-        }
-        s.push_str(&format!(
-            "results[{}]{{{}}}:",
-            self.results.len(),
-            fields.join(",")
-        ));
+        let mut rows = Vec::with_capacity(self.results.len());
         for r in &self.results {
             let matched: Vec<String> = r
                 .matched
@@ -958,7 +998,7 @@ impl Report {
                 quote(&r.title, ','),
                 r.score.to_string(),
                 r.normalized_score.to_string(),
-                r.stage.to_owned(),
+                r.stage.as_str().to_owned(),
                 quote(&matched.join(" "), ','),
             ];
             if with_excerpt {
@@ -978,10 +1018,65 @@ impl Report {
             if with_passage {
                 cells.push(r.passage.to_string());
             }
-            s.push_str(&format!("\n  {}", cells.join(",")));
+            rows.push(cells);
         }
-        s.push('\n');
-        s
+        crate::index::toon::push_table(s, "results", &fields, &rows);
+    }
+}
+
+/// Sets what `placed` adds to its result `row`: the references folded
+/// into it, the fused score, the index pass's points on the score's scale,
+/// the literal text matches, and the body stage's matches (`body_hit`).
+fn placed_matches(row: &mut ResultRow, placed: &Placed, body_hit: Option<&BodyHit>) {
+    row.more.clone_from(&placed.more);
+    // Fused rankings: the score that put the row here.
+    if let Some((score, normalized)) = placed.fused {
+        row.score = round(score);
+        row.normalized_score = round(normalized);
+    }
+    let parts = placed.parts.as_ref();
+    if let Some(parts) = parts {
+        // The index pass's points, on the score's scale.
+        if parts.index != 1.0 {
+            for m in row.matched.iter_mut().filter(|m| m.stage.is_none()) {
+                m.points = round(m.points * parts.index);
+            }
+        }
+        row.matched.extend(
+            parts
+                .text
+                .iter()
+                .map(|(keyword, level, points)| MatchedRow {
+                    keyword: keyword.clone(),
+                    level: level.as_str(),
+                    field: "text",
+                    points: round(*points),
+                    partial: None,
+                    stage: Some(Stage::Body),
+                    counted: true,
+                    why: None,
+                    factor: None,
+                    bridge: None,
+                }),
+        );
+    }
+    if let Some(hit) = body_hit {
+        let factor = parts.map_or(Some(1.0), |p| p.body);
+        row.matched.extend(hit.matched.iter().map(|m| MatchedRow {
+            keyword: m.shown(),
+            level: m.level.as_str(),
+            field: m.field.as_str(),
+            points: round(m.points * factor.unwrap_or(1.0)),
+            partial: None,
+            stage: Some(Stage::Body),
+            counted: factor.is_some(),
+            why: factor.is_none().then_some(TIE_BREAK_ONLY),
+            factor: None,
+            bridge: m.bridge().cloned(),
+        }));
+    }
+    if let Some(applied) = &placed.weight {
+        row.matched.push(MatchedRow::weight(applied));
     }
 }
 

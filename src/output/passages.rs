@@ -32,8 +32,9 @@ use std::collections::HashSet;
 use super::budget::fit;
 use super::tokens::estimate;
 use crate::error::Result;
-use crate::search::bm25::terms;
+use crate::search::body_match::Bridge;
 use crate::search::{Level, Query};
+use crate::text::terms;
 
 /// Characters of a passage when no per-result cap is given (about 400
 /// estimated tokens of Japanese prose): with the 20,000-character budget of
@@ -65,16 +66,13 @@ impl QueryWords {
     }
 
     /// Adds the katakana words the body stage bridged English query words
-    /// to (`matched` keywords `english→カタカナ`), each at the bridge's
+    /// to (`bridges`, shown as `english→カタカナ`), each at the bridge's
     /// share of its English word's weight, so that an English question's
     /// passage of Japanese text is chosen by the words its search matched.
-    pub(crate) fn add_bridged<'k>(&mut self, keywords: impl IntoIterator<Item = &'k str>) {
+    pub(crate) fn add_bridged<'k>(&mut self, bridges: impl IntoIterator<Item = &'k Bridge>) {
         let share = crate::search::body::Params::default().bridge;
-        for keyword in keywords {
-            let Some((english, katakana)) = keyword.split_once('→') else {
-                continue;
-            };
-            let Some(weight) = self.0.iter().find(|(w, _)| w == english).map(|(_, w)| *w) else {
+        for Bridge { from, to: katakana } in bridges {
+            let Some(weight) = self.0.iter().find(|(w, _)| w == from).map(|(_, w)| *w) else {
                 continue;
             };
             if self.0.iter().all(|(w, _)| w != katakana) {
@@ -460,7 +458,11 @@ pub(crate) mod tests {
         let mut q = Query::default();
         q.push("retry", Level::Question, 1.0);
         let mut words = QueryWords::of(&q).unwrap_or_default();
-        words.add_bridged(["retry→リトライ", "other→アザー", "retry"]);
+        let bridge = |from: &str, to: &str| Bridge {
+            from: from.into(),
+            to: to.into(),
+        };
+        words.add_bridged(&[bridge("retry", "リトライ"), bridge("other", "アザー")]);
         assert_eq!(
             words,
             QueryWords(vec![("retry".into(), 1.0), ("リトライ".into(), 0.7)])

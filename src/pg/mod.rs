@@ -10,9 +10,9 @@
 //! same way: one tsquery per keyword (a multi-word levelled keyword as an AND
 //! group), ranked with `ts_rank_cd` and weighted by the keyword's level and
 //! an idf from the table, plus a share of the best section of the same file
-//! (the body stage's file share). [`PgSearcher`] is a backend of the one
-//! [`crate::search::Searcher`]: the file search's result shaping, output
-//! and eval take its ranking as they take the index's.
+//! (the body stage's file share). [`PgSearcher`] is a [`rank::Backend`]:
+//! the search stage's result shaping, output and eval take its ranking as
+//! they take the index's.
 //!
 //! The synchronous `postgres` client without TLS: kbidx is a CLI with one
 //! connection per command, and a loopback or socket-adjacent server is the
@@ -29,8 +29,10 @@ use crate::error::{Error, Result};
 use crate::index::model::{Entry, split_reference};
 use crate::knowledge::Root;
 use crate::knowledge::content::Sections;
-use crate::search::bm25::terms;
-use crate::search::{Level, Query};
+use crate::parallel::in_parallel;
+use crate::query::{Level, Query};
+use crate::rank::{self, Ranked, Section};
+use crate::text::terms;
 
 /// The layout of the tables this kbidx writes and reads. A schema with a
 /// higher version was written by a newer kbidx: refused, not guessed at.
@@ -264,6 +266,10 @@ struct Row<'a> {
 /// Loads the knowledge base (as `kbidx build` extracts it) into `schema`:
 /// only files whose content hash changed are rewritten, files that are gone
 /// are removed, all in one transaction.
+///
+/// Long on purpose: the build, the files' hashes (read on threads), then
+/// one transaction (removals, COPY of the changed files' rows) whose steps
+/// share the client, the transaction and the rows grouped by file.
 pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<PushSummary> {
     check_schema(schema)?;
     let mut client = connect(url)?;
@@ -287,7 +293,7 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
     let chunks: Vec<&[(&str, &[Entry])]> = groups
         .chunks(groups.len().div_ceil(threads).max(1))
         .collect();
-    let read = crate::search::haystack::in_parallel(&chunks, |chunk| {
+    let read = in_parallel(&chunks, |chunk| {
         let root = Root::new(&options.knowledge);
         chunk
             .iter()
@@ -395,7 +401,7 @@ pub(crate) fn push(url: &str, schema: &str, options: &BuildOptions) -> Result<Pu
         let progress = crate::progress::Progress::new("pg push", changed.len(), "files");
         for batch in changed.chunks(threads * 16) {
             let chunks: Vec<&[usize]> = batch.chunks(16).collect();
-            let lines = crate::search::haystack::in_parallel(&chunks, |chunk| {
+            let lines = in_parallel(&chunks, |chunk| {
                 let mut sections = String::new();
                 for &i in chunk.iter() {
                     let (file, rows) = &by_file[i];
@@ -641,8 +647,8 @@ fn units(query: &Query) -> Vec<Unit> {
     units
 }
 
-/// A connection prepared for searching one schema: the PostgreSQL backend
-/// of [`crate::search::Searcher`].
+/// A connection prepared for searching one schema: the PostgreSQL
+/// [`rank::Backend`].
 pub(crate) struct PgSearcher {
     client: Client,
     schema: String,
@@ -653,16 +659,6 @@ pub(crate) struct PgSearcher {
     common: Option<HashMap<String, f64>>,
     /// The [`TIERS`] whose index exists (a schema pushed by an older kbidx has none).
     tiers: Vec<&'static str>,
-}
-
-/// One ranked row as PostgreSQL returned it.
-#[derive(Debug)]
-pub(crate) struct PgHit {
-    pub(crate) reference: String,
-    pub(crate) title: String,
-    pub(crate) score: f64,
-    /// The query units the row matched: keyword, level and weight.
-    pub(crate) matched: Vec<(String, Level, f64)>,
 }
 
 impl std::fmt::Debug for PgSearcher {
@@ -725,16 +721,13 @@ impl PgSearcher {
     }
 
     /// Sections in the table.
-    pub(crate) fn len(&self) -> usize {
+    fn len(&self) -> usize {
         usize::try_from(self.rows).unwrap_or(0)
     }
 
     /// The stored text of each of `references` (`None`: the row has no
     /// content, its section could not be read at push time).
-    pub(crate) fn contents(
-        &mut self,
-        references: &[&str],
-    ) -> Result<HashMap<String, Option<String>>> {
+    fn contents(&mut self, references: &[&str]) -> Result<HashMap<String, Option<String>>> {
         let rows = self
             .client
             .query(
@@ -824,15 +817,14 @@ impl PgSearcher {
     /// `top` rows match every word, the most common words are dropped from
     /// the AND, down to the rarest alone (and the fewer rows matching one
     /// word more are all kept).
-    pub(crate) fn rank(
-        &mut self,
-        query: &Query,
-        top: usize,
-        min_score: Option<f64>,
-    ) -> Result<(Vec<PgHit>, usize)> {
+    ///
+    /// Long on purpose: one SQL statement built from the units' df and idf,
+    /// the selecting words and the AND-first tiers; the pieces are strings
+    /// that only make sense together.
+    fn rank(&mut self, query: &Query, top: usize, min_score: Option<f64>) -> Result<Ranked> {
         let units = units(query);
         if units.is_empty() {
-            return Ok((Vec::new(), 0));
+            return Ok(Ranked::default());
         }
         // idf per unit, as BM25 computes it.
         let mut df = Vec::with_capacity(units.len());
@@ -979,7 +971,7 @@ impl PgSearcher {
             .filter(|r| min_score.is_none_or(|min| r.get::<_, f64>(2) >= min))
             .map(|r| {
                 let hit: Vec<bool> = r.get(3);
-                PgHit {
+                Section {
                     reference: r.get(0),
                     title: r.get(1),
                     score: r.get(2),
@@ -992,7 +984,10 @@ impl PgSearcher {
                 }
             })
             .collect();
-        Ok((hits, total))
+        Ok(Ranked {
+            sections: hits,
+            total,
+        })
     }
 
     /// How many of the `rarest`-ordered units to AND for the capped
@@ -1034,6 +1029,20 @@ impl PgSearcher {
             k -= 1;
         }
         Ok((k, n))
+    }
+}
+
+impl rank::Backend for PgSearcher {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn rank(&mut self, query: &Query, top: usize, min_score: Option<f64>) -> Result<Ranked> {
+        self.rank(query, top, min_score)
+    }
+
+    fn contents(&mut self, references: &[&str]) -> Result<HashMap<String, Option<String>>> {
+        self.contents(references)
     }
 }
 

@@ -15,8 +15,7 @@ use crate::error::Result;
 use crate::index::model::Index;
 use crate::knowledge::content::Library;
 use crate::search::Query;
-use crate::text::normalize::normalize;
-use crate::text::tokenize::{Pos, tokenize};
+pub(crate) use crate::text::terms;
 
 /// Term-frequency saturation.
 const K1: f64 = 1.2;
@@ -158,29 +157,6 @@ impl Bm25Index {
 /// definition for every stage that weighs words by rarity.
 pub(crate) fn idf(n: f64, df: f64) -> f64 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-}
-
-/// The indexed terms of `text`: it is [`normalize`]d and tokenised with IPADIC;
-/// nouns and unknown words give their surface, verbs and adjectives their base
-/// form; particles, auxiliaries, symbols, adverbs, affixes, other classes and
-/// single kana are dropped. Latin words come lowercased (by `normalize`).
-pub(crate) fn terms(text: &str) -> Result<Vec<String>> {
-    let tokens = tokenize(&normalize(text))?;
-    Ok(tokens
-        .into_iter()
-        .filter_map(|t| {
-            let word = match t.pos {
-                Pos::Noun => t.surface,
-                Pos::Verb | Pos::Adjective => t.base,
-                _ if t.unknown && t.pos != Pos::Symbol => t.surface,
-                _ => return None,
-            };
-            let mut chars = word.chars();
-            let single_kana =
-                matches!((chars.next(), chars.next()), (Some(c), None) if ('\u{3041}'..='\u{30ff}').contains(&c));
-            (!single_kana).then_some(word)
-        })
-        .collect())
 }
 
 #[cfg(test)]

@@ -25,7 +25,6 @@ use crate::search::bm25::{idf, terms};
 use crate::search::{Level, Query};
 
 /// The fields of a row, in the order of [`Params::weights`].
-pub(crate) const FIELD_NAMES: [&str; 4] = ["title", "hints", "terms", "body"];
 const N_FIELDS: usize = 4;
 /// At most this many katakana words stand for one English query word.
 const BRIDGES_PER_WORD: usize = 2;
@@ -101,6 +100,9 @@ pub(crate) struct BodyIndex {
     text_at: usize,
     /// Rows whose section text could not be read (missing file, invalid JSON,
     /// outside the knowledge directory, unknown id): they keep their other fields.
+    /// Part of the stored layout; no report shows it (the fallback's note
+    /// counts its own unreadable sections).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) unreadable: usize,
 }
 
@@ -288,11 +290,14 @@ struct QueryWord {
 }
 
 impl QueryWord {
-    /// The word as `matched` reports it: `english→カタカナ` for a bridged word.
-    fn shown(&self) -> String {
+    /// The word as `matched` reports it: bridged from its English word, or itself.
+    fn shown(&self) -> Word {
         match &self.via {
-            Some(english) => format!("{english}→{}", self.word),
-            None => self.word.clone(),
+            Some(english) => Word::Bridged(Bridge {
+                from: english.clone(),
+                to: self.word.clone(),
+            }),
+            None => Word::Own(self.word.clone()),
         }
     }
 
@@ -303,8 +308,8 @@ impl QueryWord {
     }
 }
 
-/// What matched in a row: (query word, its level, the field it matched best in, points).
-pub(crate) type BodyMatch = (String, Level, &'static str, f64);
+pub(crate) use super::body_match::BodyMatch;
+use super::body_match::{Bridge, MatchField, Word};
 
 /// Postings under construction: word → (row, frequency per field).
 type Building = Vec<(String, Vec<(u32, [u16; N_FIELDS])>)>;
@@ -325,6 +330,9 @@ impl BodyIndex {
     /// from `knowledge`. Files are read and tokenised on a few threads.
     /// `hash` is the index text's hash: a cached entry is valid for that
     /// text and, through [`fingerprint`], for the files as they are now.
+    ///
+    /// Long on purpose: one pass from rows to the stored layout (read and
+    /// tokenise on threads, postings, lengths, text), writing one buffer.
     pub(crate) fn build(entries: &[EntryRef<'_>], knowledge: &Path, hash: u128) -> Self {
         let files = files(entries);
         let key = (hash, fingerprint(files.iter().copied(), knowledge));
@@ -800,6 +808,10 @@ impl BodyIndex {
     /// The best `top` rows for `query` by BM25F (score descending, then row
     /// ascending). A query word counts once, with the highest level weight of
     /// the keywords it came from (L1 0.3, others 1).
+    ///
+    /// Long on purpose: the hot path of a question: dense score arrays, the
+    /// file share and the matches of the best rows share local state (scores,
+    /// file counts, scale) that helpers would have to pass around per word.
     pub(crate) fn search(&self, query: &Query, params: &Params, top: usize) -> Vec<BodyHit> {
         // (word, level, weight, group): a levelled keyword of several words
         // (`zzzz-no-such-keyword`, `universal dao`) counts only in rows that
@@ -979,8 +991,12 @@ impl BodyIndex {
             for (i, counts) in found {
                 let hit = &mut ranked[i];
                 let (p, field) = points(word, idf, hit.row, counts);
-                hit.matched
-                    .push((word.shown(), word.level, FIELD_NAMES[field], p * scale.0));
+                hit.matched.push(BodyMatch {
+                    words: vec![word.shown()],
+                    level: word.level,
+                    field: MatchField::OWN[field],
+                    points: p * scale.0,
+                });
             }
         }
         if !file_points.is_empty() {
@@ -991,7 +1007,7 @@ impl BodyIndex {
                 }
             }
             // One entry per row: the words its file matched, their points summed.
-            let mut per_file: HashMap<usize, (Vec<String>, Level, f64, f64)> = HashMap::new();
+            let mut per_file: HashMap<usize, (Vec<Word>, Level, f64, f64)> = HashMap::new();
             for &(file, w, p) in &file_points {
                 if !ranked_files.contains_key(&file) {
                     continue;
@@ -1009,9 +1025,12 @@ impl BodyIndex {
             }
             for (file, (words, level, _, points)) in per_file {
                 for &i in &ranked_files[&file] {
-                    ranked[i]
-                        .matched
-                        .push((words.join(" "), level, "file", points * scale.1));
+                    ranked[i].matched.push(BodyMatch {
+                        words: words.clone(),
+                        level,
+                        field: MatchField::File,
+                        points: points * scale.1,
+                    });
                 }
             }
         }
@@ -1127,7 +1146,7 @@ mod tests {
             hits[0]
                 .matched
                 .iter()
-                .any(|m| m.0 == "実行" && m.2 == "body"),
+                .any(|m| m.shown() == "実行" && m.field == MatchField::Body),
             "{hits:?}"
         );
         let hits = index.search(&question("後勝ちを防ぎたい"), &Params::default(), 10);
@@ -1155,7 +1174,10 @@ mod tests {
         let hits = index.search(&query, &Params::default(), 10);
         assert_eq!(hits.first().map(|h| h.row), Some(0), "{hits:?}");
         assert!(
-            hits[0].matched.iter().any(|m| m.0 == "session→セッション"),
+            hits[0]
+                .matched
+                .iter()
+                .any(|m| m.shown() == "session→セッション"),
             "{hits:?}"
         );
         let off = Params {

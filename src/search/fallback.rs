@@ -22,7 +22,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use crate::index::model::{EntryRef, split_reference};
 use crate::knowledge::Root;
 use crate::knowledge::content::Sections;
-use crate::search::{Level, Outcome, Query};
+use crate::search::{Level, Outcome, Query, Source};
 use crate::text::normalize::normalize;
 use crate::text::tokenize;
 
@@ -118,7 +118,7 @@ struct Doc {
 
 /// A section the fallback found.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FulltextHit {
+pub(crate) struct FulltextHit {
     /// Row of the index (as in `Hit::row`).
     pub row: usize,
     /// Score (higher is better).
@@ -133,7 +133,7 @@ pub struct FulltextHit {
 
 /// One keyword's contribution to a fallback hit.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TermMatch {
+pub(crate) struct TermMatch {
     /// The keyword as given.
     pub keyword: String,
     /// Its level.
@@ -179,7 +179,7 @@ impl Corpus {
         };
         let mut docs = Vec::with_capacity(entries.len());
         let mut unreadable = 0;
-        for (part, n) in super::haystack::in_parallel(&halves, |half| Self::read(half, knowledge)) {
+        for (part, n) in crate::parallel::in_parallel(&halves, |half| Self::read(half, knowledge)) {
             docs.extend(part);
             unreadable += n;
         }
@@ -239,6 +239,9 @@ impl Corpus {
 
     /// Scores every section against `query`; returns the best `top`, best
     /// first (ties on row order), each with its excerpt.
+    ///
+    /// Long on purpose: one scan of every section with the query's automaton,
+    /// then scoring, coverage and excerpts over the same per-section counts.
     pub(crate) fn search(&self, query: &Query, top: usize) -> Vec<FulltextHit> {
         let mut patterns: Vec<String> = Vec::new();
         let mut ids: HashMap<String, usize> = HashMap::new();
@@ -511,7 +514,7 @@ pub(crate) fn excerpt(body: &str, terms: &[&str]) -> String {
 
 /// What the fallback did in one search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Disabled (`--no-fallback`, `fallback = false`, or `--scoring seed`).
     Off,
     /// Enough index hits were confident.
@@ -524,7 +527,7 @@ pub enum Status {
 
 impl Status {
     /// `off`, `not needed`, `no knowledge directory` or `ran`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Off => "off",
             Self::NotNeeded => "not needed",
@@ -536,7 +539,7 @@ impl Status {
 
 /// The fallback stage of one search.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Pass {
+pub(crate) struct Pass {
     /// What happened.
     pub status: Status,
     /// Confident index hits.
@@ -547,22 +550,6 @@ pub struct Pass {
     pub hits: Vec<FulltextHit>,
     /// Sections whose text could not be read (when it ran).
     pub unreadable: usize,
-}
-
-/// Where a result comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// The index pass's hit at this position.
-    Index(usize),
-    /// The fallback's hit at this position.
-    Fulltext(usize),
-    /// The body stage's hit at this position (a row the index pass did not return).
-    Body(usize),
-    /// A row only a keyword's literal match in its section text found (levelled
-    /// keywords; the body stage's own words did not rank it).
-    Text(usize),
-    /// The PostgreSQL backend's hit at this position.
-    Pg(usize),
 }
 
 /// The result order: every index hit, in order, then the fallback's hits

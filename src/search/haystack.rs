@@ -24,6 +24,8 @@ use aho_corasick::AhoCorasick;
 use super::fields::{Field, RowMasks, match_bit};
 use crate::error::Result;
 use crate::index::toon::Table;
+// The body stage still names the helper here.
+pub(crate) use crate::parallel::in_parallel;
 use crate::text::normalize::{is_folded, normalize};
 
 /// Folded copies of the cells of a run of rows that cannot be scanned in place.
@@ -330,29 +332,6 @@ pub(super) fn split_title(title: &str) -> (&str, &str) {
         from = at + 1;
     }
     ("", title)
-}
-
-/// `f` over every item, the first on this thread and each other one on its own
-/// thread; results in item order.
-pub(crate) fn in_parallel<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    match items {
-        [] => Vec::new(),
-        [one] => vec![f(one)],
-        [first, rest @ ..] => std::thread::scope(|scope| {
-            let f = &f;
-            let handles: Vec<_> = rest.iter().map(|i| scope.spawn(move || f(i))).collect();
-            let mut out = vec![f(first)];
-            for handle in handles {
-                // `f` does not panic on any input; if a thread did, re-raise it here.
-                out.push(
-                    handle
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                );
-            }
-            out
-        }),
-    }
 }
 
 #[cfg(test)]

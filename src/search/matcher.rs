@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::fields::RowMasks;
-use super::haystack::{self, Chunk, in_parallel};
+use super::haystack::{self, Chunk};
 use super::hierarchy;
 use super::hierarchy::Files;
 use super::score;
@@ -24,6 +24,7 @@ use super::{Hierarchy, Outcome, Query, Scoring};
 use crate::error::Result;
 use crate::index::model::{EntryRef, Index};
 use crate::index::toon::{self, Table};
+use crate::parallel::in_parallel;
 
 /// Indexes with fewer rows than this are searched on one thread.
 const PARALLEL_MIN_ROWS: usize = 4096;

@@ -1,7 +1,7 @@
 //! The search stage: a query against a prepared index, ranked.
 //!
 //! [`Searcher`] is the one path `kbidx search` and `kbidx eval` share.
-//! `query` turns keywords or a question into a [`Query`]; `matcher` prepares
+//! It takes a [`Query`] (`crate::query`); `matcher` prepares
 //! the index (row positions, folded cells or the cached word index) and scores
 //! rows with `score` (and `hierarchy`, the two-pass file → section blend);
 //! `fallback` scores section text when the index pass is unsure; `cache`
@@ -11,6 +11,7 @@
 
 pub(crate) mod bm25;
 pub(crate) mod body;
+pub(crate) mod body_match;
 pub(crate) mod cache;
 mod diversity;
 pub(crate) mod fallback;
@@ -18,20 +19,19 @@ mod fields;
 pub(crate) mod haystack;
 mod hierarchy;
 mod matcher;
-pub(crate) mod query;
 mod score;
 mod searcher;
 pub(crate) mod suggest;
 pub(crate) mod weight;
 mod words;
 
+pub use crate::query::{Keyword, Level, Query};
 pub use diversity::Diversity;
 pub use fields::Field;
 pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
 pub use matcher::Matcher;
-pub use query::{Keyword, Level, Query};
 pub use score::{Hit, Match, Outcome, Scoring, SearchMode};
-pub(crate) use searcher::Texts;
 pub use searcher::{Body, Ranking, Searcher, Settings};
+pub(crate) use searcher::{Placed, Source, Stages, Texts};
 pub use weight::{Weight, Weights};
 pub use words::{WordIndex, text_hash};

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::fields::{FIELDS, Field, RowMasks};
-use super::query::{Keyword, Level, Query};
 use crate::index::model::EntryRef;
+use crate::query::{Keyword, Level, Query};
 use crate::text::tokenize;
 
 /// Which scoring method to use.

@@ -4,7 +4,7 @@
 //! index pass (`matcher`, with the two-pass file → section blend when
 //! configured), fused with the body stage, or followed by the full-text
 //! fallback when the index pass is unsure (`fallback`). PostgreSQL's
-//! (`crate::pg`): one SQL ranking. Either way [`Searcher::search_with`]
+//! (or any other [`rank::Backend`]): one SQL ranking. Either way [`Searcher::search_with`]
 //! returns a [`Ranking`], after the same result shaping (`--exclude`,
 //! `--group-by`, `--collapse`); `output` renders a ranking, `eval` scores it:
 //! both see the same results in the same order, so eval measures the
@@ -16,13 +16,14 @@ use std::path::{Path, PathBuf};
 
 use super::body::{BodyHit, BodyIndex, Params};
 use super::cache::Cache;
-use super::fallback::{self, Corpus, Pass, Source, Status};
+use super::fallback::{self, Corpus, Pass, Status};
+use super::score::{Hit, SearchMode};
 use super::{Diversity, Hierarchy, Matcher, Outcome, Query, Scoring};
 use crate::error::{Error, Result};
 use crate::index::file::IndexFile;
 use crate::index::model::split_reference;
 use crate::knowledge::content::Library;
-use crate::pg::{PgHit, PgSearcher};
+use crate::rank::{self, Ranked};
 
 /// The body index of `matcher`'s rows: from the search cache when it holds
 /// one for this index text and these knowledge files, else built from the
@@ -101,7 +102,7 @@ impl Default for Body {
     }
 }
 
-/// A prepared backend: the index file, or a PostgreSQL table.
+/// A prepared backend: the index file, or a [`rank::Backend`] (a PostgreSQL table).
 #[derive(Debug)]
 pub struct Searcher<'a> {
     backend: Backend<'a>,
@@ -112,7 +113,7 @@ pub struct Searcher<'a> {
 enum Backend<'a> {
     Index(Box<IndexBackend<'a>>),
     /// A connection needs `&mut` to query; a searcher is used from one thread.
-    Pg(Box<RefCell<PgSearcher>>),
+    Sections(RefCell<Box<dyn rank::Backend>>),
 }
 
 /// An index prepared for searching, with the knowledge directory the
@@ -128,35 +129,76 @@ struct IndexBackend<'a> {
     cache: Option<Cache>,
 }
 
-/// One search's result: the index pass, what the fallback did, and the
-/// final order of rows.
+/// One search's result: the results in final order, and what the
+/// backend's stages found (which each result's [`Source`] points into).
 #[derive(Debug)]
 pub struct Ranking {
-    /// The index pass.
-    pub outcome: Outcome,
-    /// The fallback stage.
-    pub pass: Pass,
-    /// The body stage's hits (empty when it is off).
-    pub(crate) body: Vec<BodyHit>,
     /// The final order (at most `top`).
-    pub order: Vec<Source>,
-    /// The (score, normalised score) each row in `order` is ranked by, when
-    /// the body stage ran: a question's fused score (0–1, both); for levelled
-    /// keywords the index pass's own (0 for rows only the body stage found,
-    /// which come after).
-    pub fused: Vec<(f64, f64)>,
-    /// Per result of `order`, the references `--group-by file` and
-    /// `--collapse` folded into it (empty when nothing was folded or
-    /// diversity is off).
-    pub more: Vec<Vec<String>>,
-    /// The PostgreSQL backend's hits (`Source::Pg` points here).
-    pub(crate) pg: Vec<PgHit>,
-    /// Per result of `order`, when the body stage ran: how the points of
-    /// what it matched add up to its score.
-    pub(crate) parts: Vec<Parts>,
-    /// Per result of `order`, the path weight applied to it (empty when
-    /// none was; see `weight`).
-    pub(crate) weights: Vec<Option<super::weight::Applied>>,
+    pub(crate) results: Vec<Placed>,
+    /// What the backend found.
+    pub(crate) stages: Stages,
+}
+
+/// Where a result comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// The index pass's hit at this position.
+    Index(usize),
+    /// The fallback's hit at this position.
+    Fulltext(usize),
+    /// The body stage's hit at this position (a row the index pass did not return).
+    Body(usize),
+    /// A row only a keyword's literal match in its section text found (levelled
+    /// keywords; the body stage's own words did not rank it).
+    Text(usize),
+    /// A [`rank::Backend`]'s section at this position.
+    Section(usize),
+}
+
+/// One result of a [`Ranking`].
+#[derive(Debug, Clone)]
+pub(crate) struct Placed {
+    pub(crate) source: Source,
+    /// The (score, normalised score) it is ranked by, when the body stage
+    /// ran: a question's fused score (0–1, both); for levelled keywords the
+    /// index pass's own (0 for rows only the body stage found, which come
+    /// after).
+    pub(crate) fused: Option<(f64, f64)>,
+    /// The references `--group-by file` and `--collapse` folded into it
+    /// (empty when nothing was folded or diversity is off).
+    pub(crate) more: Vec<String>,
+    /// When the body stage ran: how the points of what it matched add up to
+    /// its score.
+    pub(crate) parts: Option<Parts>,
+    /// The path weight applied to it (`None` when none was; see `weight`).
+    pub(crate) weight: Option<super::weight::Applied>,
+}
+
+impl Placed {
+    /// A result as its stage ranked it (nothing fused or folded).
+    fn at(source: Source) -> Self {
+        Self {
+            source,
+            fused: None,
+            more: Vec::new(),
+            parts: None,
+            weight: None,
+        }
+    }
+}
+
+/// What a backend's stages found.
+#[derive(Debug)]
+pub(crate) enum Stages {
+    /// The index file's: the index pass, the fallback (`None`: it did not
+    /// run, the body stage did), the body stage's hits (empty when it is off).
+    Index {
+        outcome: Outcome,
+        pass: Option<Pass>,
+        body: Vec<BodyHit>,
+    },
+    /// A [`rank::Backend`]'s ranking.
+    Sections(Ranked),
 }
 
 /// How one result's matches add up to its score (see docs/ranking.md).
@@ -183,21 +225,61 @@ pub(crate) struct Parts {
 pub(crate) const TEXT_WEIGHT: f64 = 0.3;
 
 impl Ranking {
-    /// The index row of `source` (`None` for a PostgreSQL hit: no rows).
-    pub(crate) fn row(&self, source: Source) -> Option<usize> {
-        match source {
-            Source::Index(i) => Some(self.outcome.hits[i].row),
-            Source::Fulltext(i) => Some(self.pass.hits[i].row),
-            Source::Body(i) => Some(self.body[i].row),
-            Source::Text(row) => Some(row),
-            Source::Pg(_) => None,
+    /// The index row of `source` (`None` for a backend's section: no rows).
+    fn row(&self, source: Source) -> Option<usize> {
+        match (source, &self.stages) {
+            (Source::Index(i), Stages::Index { outcome, .. }) => Some(outcome.hits[i].row),
+            (
+                Source::Fulltext(i),
+                Stages::Index {
+                    pass: Some(pass), ..
+                },
+            ) => Some(pass.hits[i].row),
+            (Source::Body(i), Stages::Index { body, .. }) => Some(body[i].row),
+            (Source::Text(row), _) => Some(row),
+            _ => None,
         }
     }
 
     /// The index rows, in final order (the index backend's rankings; a
-    /// PostgreSQL ranking has none).
+    /// backend's own sections have none).
     pub fn rows(&self) -> Vec<usize> {
-        self.order.iter().filter_map(|&s| self.row(s)).collect()
+        self.results
+            .iter()
+            .filter_map(|p| self.row(p.source))
+            .collect()
+    }
+
+    /// How many sections scored (before the cut to `top`).
+    pub(crate) fn total(&self) -> usize {
+        match &self.stages {
+            Stages::Index { outcome, .. } => outcome.total,
+            Stages::Sections(ranked) => ranked.total,
+        }
+    }
+
+    /// The search mode the index pass chose (`None` for a backend's own ranking).
+    pub(crate) fn mode(&self) -> Option<&SearchMode> {
+        match &self.stages {
+            Stages::Index { outcome, .. } => outcome.mode.as_ref(),
+            Stages::Sections(_) => None,
+        }
+    }
+
+    /// The index pass's hits (none for a backend's own ranking).
+    pub(crate) fn index_hits(&self) -> &[Hit] {
+        match &self.stages {
+            Stages::Index { outcome, .. } => &outcome.hits,
+            Stages::Sections(_) => &[],
+        }
+    }
+
+    /// The body stage's hits (none when it did not run).
+    pub(crate) fn body_hits(&self) -> &[BodyHit] {
+        match &self.stages {
+            Stages::Index { body, .. } => body,
+            Stages::Sections(_) => &[],
+        }
     }
 }
 
@@ -254,17 +336,18 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// A searcher ranking in PostgreSQL (`search --pg`, `eval --pg`): it
-    /// ranks one way (no scoring methods, stages or fallback).
-    pub(crate) fn postgres(pg: PgSearcher) -> Self {
+    /// A searcher over a backend that ranks its own sections (PostgreSQL:
+    /// `search --pg`, `eval --pg`): it ranks one way (no scoring methods,
+    /// stages or fallback).
+    pub(crate) fn sections(backend: Box<dyn rank::Backend>) -> Self {
         Self {
-            backend: Backend::Pg(Box::new(RefCell::new(pg))),
+            backend: Backend::Sections(RefCell::new(backend)),
             weights: super::Weights::default(),
         }
     }
 
-    /// Applies `weights` (the PostgreSQL searcher's; the index searcher
-    /// takes them from its settings).
+    /// Applies `weights` (a backend's own ranking; the index searcher takes
+    /// them from its settings).
     pub(crate) fn with_weights(mut self, weights: super::Weights) -> Self {
         self.weights = weights;
         self
@@ -283,7 +366,7 @@ impl<'a> Searcher<'a> {
     pub fn matcher(&self) -> Option<&Matcher<'a>> {
         match &self.backend {
             Backend::Index(index) => Some(&index.matcher),
-            Backend::Pg(_) => None,
+            Backend::Sections(_) => None,
         }
     }
 
@@ -291,7 +374,7 @@ impl<'a> Searcher<'a> {
     pub fn len(&self) -> usize {
         match &self.backend {
             Backend::Index(index) => index.matcher.len(),
-            Backend::Pg(pg) => pg.borrow().len(),
+            Backend::Sections(backend) => backend.borrow().len(),
         }
     }
 
@@ -304,7 +387,7 @@ impl<'a> Searcher<'a> {
     pub fn body_possible(&self, scoring: Scoring) -> bool {
         match &self.backend {
             Backend::Index(index) => index.body_possible(scoring),
-            Backend::Pg(_) => false,
+            Backend::Sections(_) => false,
         }
     }
 
@@ -313,7 +396,7 @@ impl<'a> Searcher<'a> {
     pub fn fallback_possible(&self, scoring: Scoring) -> bool {
         match &self.backend {
             Backend::Index(index) => index.fallback_possible(scoring),
-            Backend::Pg(_) => false,
+            Backend::Sections(_) => false,
         }
     }
 
@@ -334,7 +417,7 @@ impl<'a> Searcher<'a> {
                 library: Some(Library::new(k)),
                 table: HashMap::new(),
             }),
-            Backend::Pg(_) => Some(Texts {
+            Backend::Sections(_) => Some(Texts {
                 library: None,
                 table: HashMap::new(),
             }),
@@ -345,14 +428,14 @@ impl<'a> Searcher<'a> {
     /// those PostgreSQL has not sent yet (the index backend reads files on
     /// demand instead).
     pub(crate) fn load_texts(&self, texts: &mut Texts, references: &[&str]) -> Result<()> {
-        if let Backend::Pg(pg) = &self.backend {
+        if let Backend::Sections(backend) = &self.backend {
             let missing: Vec<&str> = references
                 .iter()
                 .copied()
                 .filter(|r| !texts.table.contains_key(*r))
                 .collect();
             if !missing.is_empty() {
-                texts.table.extend(pg.borrow_mut().contents(&missing)?);
+                texts.table.extend(backend.borrow_mut().contents(&missing)?);
             }
         }
         Ok(())
@@ -361,16 +444,20 @@ impl<'a> Searcher<'a> {
     /// The references of `ranking`'s results, in order.
     pub(crate) fn references(&self, ranking: &Ranking) -> Vec<String> {
         ranking
-            .order
+            .results
             .iter()
-            .map(|&source| match (source, &self.backend) {
-                (Source::Pg(i), _) => ranking.pg[i].reference.clone(),
-                (_, Backend::Index(index)) => ranking
-                    .row(source)
-                    .map(|row| index.matcher.entry(row).reference.to_string())
-                    .unwrap_or_default(),
-                (_, Backend::Pg(_)) => String::new(),
-            })
+            .map(
+                |placed| match (placed.source, &ranking.stages, &self.backend) {
+                    (Source::Section(i), Stages::Sections(ranked), _) => {
+                        ranked.sections[i].reference.clone()
+                    }
+                    (source, _, Backend::Index(index)) => ranking
+                        .row(source)
+                        .map(|row| index.matcher.entry(row).reference.to_string())
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                },
+            )
             .collect()
     }
 
@@ -389,8 +476,7 @@ impl<'a> Searcher<'a> {
     /// [`Self::search`] for `top` (which sets how deep each stage looks),
     /// returning up to `cut` results: the first `top` are those `search`
     /// returns, in its order, so that diversity's refill does not reorder
-    /// what it keeps. Path weights (default scoring) re-rank the backend's
-    /// candidates as deep as its stages look before the cut.
+    /// what it keeps.
     fn search_deep(
         &self,
         query: &Query,
@@ -420,29 +506,13 @@ impl<'a> Searcher<'a> {
     ) -> Result<Ranking> {
         match &self.backend {
             Backend::Index(index) => Ok(index.search_deep(query, scoring, top, cut, min_score)),
-            Backend::Pg(pg) => {
-                let (hits, total) = pg.borrow_mut().rank(query, cut, min_score)?;
+            Backend::Sections(backend) => {
+                let ranked = backend.borrow_mut().rank(query, cut, min_score)?;
                 Ok(Ranking {
-                    outcome: Outcome {
-                        hits: Vec::new(),
-                        total,
-                        mode: None,
-                        ideal: 0.0,
-                    },
-                    pass: Pass {
-                        status: Status::Off,
-                        confident: 0,
-                        min: 0,
-                        hits: Vec::new(),
-                        unreadable: 0,
-                    },
-                    body: Vec::new(),
-                    order: (0..hits.len()).map(Source::Pg).collect(),
-                    fused: Vec::new(),
-                    more: Vec::new(),
-                    pg: hits,
-                    parts: Vec::new(),
-                    weights: Vec::new(),
+                    results: (0..ranked.sections.len())
+                        .map(|i| Placed::at(Source::Section(i)))
+                        .collect(),
+                    stages: Stages::Sections(ranked),
                 })
             }
         }
@@ -451,14 +521,12 @@ impl<'a> Searcher<'a> {
     /// Whether `ranking` (of [`Self::search_deep`] for `depth` and `cut`)
     /// holds every result that scores: no stage stopped at its depth.
     fn complete(&self, ranking: &Ranking, depth: usize, cut: usize) -> bool {
-        match &self.backend {
-            Backend::Index(_) => {
+        match &ranking.stages {
+            Stages::Index { outcome, body, .. } => {
                 let wide = stage_depth(depth);
-                ranking.order.len() < cut
-                    && ranking.outcome.hits.len() < wide
-                    && ranking.body.len() < wide
+                ranking.results.len() < cut && outcome.hits.len() < wide && body.len() < wide
             }
-            Backend::Pg(_) => ranking.pg.len() < cut,
+            Stages::Sections(ranked) => ranked.sections.len() < cut,
         }
     }
 
@@ -514,19 +582,12 @@ impl<'a> Searcher<'a> {
                 depth = depth.saturating_mul(4);
                 continue;
             }
-            ranking.order = kept.iter().map(|k| ranking.order[k.at]).collect();
-            if !ranking.fused.is_empty() {
-                ranking.fused = kept.iter().map(|k| ranking.fused[k.at]).collect();
-            }
-            if !ranking.parts.is_empty() {
-                ranking.parts = kept.iter().map(|k| ranking.parts[k.at].clone()).collect();
-            }
-            if !ranking.weights.is_empty() {
-                ranking.weights = kept.iter().map(|k| ranking.weights[k.at].clone()).collect();
-            }
-            ranking.more = kept
+            ranking.results = kept
                 .iter()
-                .map(|k| k.folded.iter().map(|&at| references[at].clone()).collect())
+                .map(|k| Placed {
+                    more: k.folded.iter().map(|&at| references[at].clone()).collect(),
+                    ..ranking.results[k.at].clone()
+                })
                 .collect();
             return Ok(ranking);
         }
@@ -546,7 +607,7 @@ impl<'a> Searcher<'a> {
                 let body = index.body_index.get().and_then(Option::as_ref);
                 super::suggest::suggest(&index.matcher, body, query, &ranking.rows(), limit)
             }
-            Backend::Pg(_) => Vec::new(),
+            Backend::Sections(_) => Vec::new(),
         }
     }
 }
@@ -623,24 +684,24 @@ impl IndexBackend<'_> {
                 // Levelled L2/L3 keywords are also looked for literally in
                 // the section text the body index keeps.
                 let text = query.question.is_none().then(|| literal(query, index));
-                return self.fused(query, cut, outcome, body, (hits, index.unreadable), text);
+                return self.fused(query, cut, outcome, body, hits, text);
             }
         }
         let outcome = self.matcher.search(query, scoring, cut, min_score);
         let pass = self.fallback(scoring, &outcome, query, top);
         let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
         let fulltext_rows: Vec<usize> = pass.hits.iter().map(|h| h.row).collect();
-        let order = fallback::merge(&index_rows, &fulltext_rows, cut);
+        let results = fallback::merge(&index_rows, &fulltext_rows, cut)
+            .into_iter()
+            .map(Placed::at)
+            .collect();
         Ranking {
-            outcome,
-            pass,
-            body: Vec::new(),
-            order,
-            fused: Vec::new(),
-            more: Vec::new(),
-            pg: Vec::new(),
-            parts: Vec::new(),
-            weights: Vec::new(),
+            results,
+            stages: Stages::Index {
+                outcome,
+                pass: Some(pass),
+                body: Vec::new(),
+            },
         }
     }
 
@@ -652,13 +713,17 @@ impl IndexBackend<'_> {
     /// body stage breaks ties and appends the rows only it found. Both stages
     /// look further than `top` (the outcome too) so that a row one of them
     /// ranks low can still rise; `cut` rows at most are kept.
+    ///
+    /// Long on purpose: the fusion of the two stages' rows, the literal text
+    /// matches and each row's parts share one table of rows (source, index
+    /// score, body share) that is built, scored and cut in one place.
     fn fused(
         &self,
         query: &Query,
         cut: usize,
         mut outcome: Outcome,
         body: Body,
-        (hits, unreadable): (Vec<BodyHit>, usize),
+        hits: Vec<BodyHit>,
         text: Option<HashMap<usize, Vec<TextMatch>>>,
     ) -> Ranking {
         let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
@@ -680,7 +745,11 @@ impl IndexBackend<'_> {
             let share = hit.score / best;
             // Keywords: a row the index pass did not find joins only for words
             // of its own, not for its file's.
-            let own = question || hit.matched.iter().any(|m| m.2 != "file");
+            let own = question
+                || hit
+                    .matched
+                    .iter()
+                    .any(|m| m.field != super::body_match::MatchField::File);
             match rows.entry(hit.row) {
                 std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().3 = share,
                 std::collections::hash_map::Entry::Vacant(e) => {
@@ -767,37 +836,31 @@ impl IndexBackend<'_> {
             outcome.total = index_total + added;
         }
         ranked.truncate(cut);
-        let pass = Pass {
-            status: Status::Off,
-            confident: fallback::confident(&outcome),
-            min: self.fallback.min,
-            hits: Vec::new(),
-            unreadable,
-        };
         let ideal = outcome.ideal;
-        let fused = ranked
-            .iter()
-            .map(|r| match (question, r.1) {
-                (true, _) => (r.2, r.2.min(1.0)),
-                (false, Source::Index(i)) if r.2 == outcome.hits[i].score => {
-                    (r.2, outcome.hits[i].normalized)
-                }
-                (false, _) if ideal > 0.0 => (r.2, (r.2 / ideal).min(1.0)),
-                (false, _) => (r.2, 0.0),
+        let results = ranked
+            .into_iter()
+            .map(|(_, source, score, _, parts)| Placed {
+                source,
+                fused: Some(match (question, source) {
+                    (true, _) => (score, score.min(1.0)),
+                    (false, Source::Index(i)) if score == outcome.hits[i].score => {
+                        (score, outcome.hits[i].normalized)
+                    }
+                    (false, _) if ideal > 0.0 => (score, (score / ideal).min(1.0)),
+                    (false, _) => (score, 0.0),
+                }),
+                more: Vec::new(),
+                parts: Some(parts),
+                weight: None,
             })
             .collect();
-        let order = ranked.iter().map(|r| r.1).collect();
-        let parts = ranked.into_iter().map(|r| r.4).collect();
         Ranking {
-            outcome,
-            pass,
-            body: hits,
-            order,
-            fused,
-            more: Vec::new(),
-            pg: Vec::new(),
-            parts,
-            weights: Vec::new(),
+            results,
+            stages: Stages::Index {
+                outcome,
+                pass: None,
+                body: hits,
+            },
         }
     }
 

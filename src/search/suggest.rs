@@ -20,10 +20,10 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::bm25::terms;
 use super::body::BodyIndex;
 use super::{Level, Matcher, Query};
 use crate::text::normalize::normalize;
+use crate::text::terms;
 use crate::text::tokenize::{Pos, question_keywords, whole_words};
 
 /// How many top results are looked at.
@@ -111,6 +111,9 @@ fn title_words(title: &str) -> Vec<String> {
 /// Up to `limit` suggestions for `query` from the index rows `rows` (the
 /// ranking, best first). `body` gives each word's document frequency (how
 /// rare it is in the index); without it every word counts as equally rare.
+///
+/// Long on purpose: the words of the top rows are gathered, filtered and
+/// ranked over one table of candidates (word, topic, source, rows).
 pub(crate) fn suggest(
     matcher: &Matcher<'_>,
     body: Option<&BodyIndex>,

@@ -10,8 +10,7 @@
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use super::Ranking;
-use super::fallback::Source;
+use super::{Placed, Ranking, Source, Stages};
 use crate::index::model::split_reference;
 
 /// One `[[weight]]` entry: files matching `glob` (relative to the knowledge
@@ -117,37 +116,41 @@ pub(crate) fn apply(weights: &Weights, ranking: &mut Ranking, references: &[Stri
         cut_to(ranking, cut);
         return;
     }
-    let fused = !ranking.fused.is_empty();
+    let fused = ranking.results.iter().any(|p| p.fused.is_some());
     let rows = ranking.rows();
-    let body: std::collections::HashMap<usize, f64> =
-        ranking.body.iter().map(|h| (h.row, h.score)).collect();
-    let best_pg = ranking
-        .pg
+    let body: std::collections::HashMap<usize, f64> = ranking
+        .body_hits()
+        .iter()
+        .map(|h| (h.row, h.score))
+        .collect();
+    let (hits, fallback, sections) = match &ranking.stages {
+        Stages::Index { outcome, pass, .. } => (
+            &outcome.hits[..],
+            pass.as_ref().map_or(&[][..], |p| &p.hits[..]),
+            &[][..],
+        ),
+        Stages::Sections(ranked) => (&[][..], &[][..], &ranked.sections[..]),
+    };
+    let best_section = sections
         .first()
         .map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
-    // (fallback group, weighted score, weighted normalised, weighted tie, unweighted score)
+    // (position, fallback group, weighted score, weighted normalised, weighted tie, unweighted score)
     let mut keyed: Vec<(usize, u8, f64, f64, f64, f64)> = ranking
-        .order
+        .results
         .iter()
         .enumerate()
-        .map(|(i, &source)| {
-            let (score, normalized, group) = match (ranking.fused.get(i), source) {
-                (Some(&(s, n)), _) => (s, n, 0),
-                (None, Source::Index(k)) => {
-                    let h = &ranking.outcome.hits[k];
-                    (h.score, h.normalized, 0)
-                }
-                (None, Source::Fulltext(k)) => {
-                    let h = &ranking.pass.hits[k];
-                    (h.score, h.normalized, 1)
-                }
-                (None, Source::Pg(k)) => {
-                    let s = ranking.pg[k].score;
-                    (s, (s / best_pg).min(1.0), 0)
+        .map(|(i, placed)| {
+            let (score, normalized, group) = match (placed.fused, placed.source) {
+                (Some((s, n)), _) => (s, n, 0),
+                (None, Source::Index(k)) => (hits[k].score, hits[k].normalized, 0),
+                (None, Source::Fulltext(k)) => (fallback[k].score, fallback[k].normalized, 1),
+                (None, Source::Section(k)) => {
+                    let s = sections[k].score;
+                    (s, (s / best_section).min(1.0), 0)
                 }
                 (None, Source::Body(_) | Source::Text(_)) => (0.0, 0.0, 0),
             };
-            let tie = match (fused, source) {
+            let tie = match (fused, placed.source) {
                 (true, Source::Index(_) | Source::Body(_) | Source::Text(_)) => rows
                     .get(i)
                     .and_then(|r| body.get(r))
@@ -173,22 +176,24 @@ pub(crate) fn apply(weights: &Weights, ranking: &mut Ranking, references: &[Stri
             .then(a.0.cmp(&b.0))
     });
     keyed.truncate(cut);
-    ranking.order = keyed.iter().map(|k| ranking.order[k.0]).collect();
-    if !ranking.parts.is_empty() {
-        ranking.parts = keyed.iter().map(|k| ranking.parts[k.0].clone()).collect();
-    }
-    ranking.fused = keyed.iter().map(|k| (k.2, k.3)).collect();
-    ranking.weights = keyed
+    let mut results: Vec<Option<Placed>> = std::mem::take(&mut ranking.results)
+        .into_iter()
+        .map(Some)
+        .collect();
+    ranking.results = keyed
         .iter()
-        .map(|k| {
-            factors[k.0].as_ref().map(|(factor, matched)| Applied {
+        .filter_map(|k| {
+            let mut placed = results[k.0].take()?;
+            placed.fused = Some((k.2, k.3));
+            placed.weight = factors[k.0].as_ref().map(|(factor, matched)| Applied {
                 globs: matched
                     .iter()
                     .map(|&e| weights.entries[e].glob.clone())
                     .collect(),
                 factor: *factor,
                 points: k.2 - k.5,
-            })
+            });
+            Some(placed)
         })
         .collect();
     if !fused {
@@ -196,15 +201,13 @@ pub(crate) fn apply(weights: &Weights, ranking: &mut Ranking, references: &[Stri
     }
 }
 
-/// Keeps the first `cut` results of `ranking` (and their scores and parts).
+/// Keeps the first `cut` results of `ranking`.
 fn cut_to(ranking: &mut Ranking, cut: usize) {
-    if ranking.order.len() <= cut {
+    if ranking.results.len() <= cut {
         return;
     }
-    ranking.order.truncate(cut);
-    ranking.fused.truncate(cut);
-    ranking.parts.truncate(cut);
-    if ranking.fused.is_empty() {
+    ranking.results.truncate(cut);
+    if ranking.results.iter().all(|p| p.fused.is_none()) {
         compact(ranking);
     }
 }
@@ -214,35 +217,37 @@ fn cut_to(ranking: &mut Ranking, cut: usize) {
 /// weights looked at are dropped, the kept ones stay in the index pass's
 /// order, and the fallback's count of confident hits follows.
 fn compact(ranking: &mut Ranking) {
-    if !ranking.pg.is_empty() {
+    let Stages::Index { outcome, pass, .. } = &mut ranking.stages else {
         return;
-    }
+    };
     let mut kept: Vec<usize> = ranking
-        .order
+        .results
         .iter()
-        .filter_map(|s| match s {
-            Source::Index(k) => Some(*k),
+        .filter_map(|p| match p.source {
+            Source::Index(k) => Some(k),
             _ => None,
         })
         .collect();
     kept.sort_unstable();
-    let mut at = vec![usize::MAX; ranking.outcome.hits.len()];
+    let mut at = vec![usize::MAX; outcome.hits.len()];
     for (new, &old) in kept.iter().enumerate() {
         at[old] = new;
     }
-    let hits = std::mem::take(&mut ranking.outcome.hits);
-    ranking.outcome.hits = hits
+    let hits = std::mem::take(&mut outcome.hits);
+    outcome.hits = hits
         .into_iter()
         .enumerate()
         .filter(|(k, _)| at[*k] != usize::MAX)
         .map(|(_, h)| h)
         .collect();
-    for source in &mut ranking.order {
-        if let Source::Index(k) = source {
+    for placed in &mut ranking.results {
+        if let Source::Index(k) = &mut placed.source {
             *k = at[*k];
         }
     }
-    ranking.pass.confident = super::fallback::confident(&ranking.outcome);
+    if let Some(pass) = pass {
+        pass.confident = super::fallback::confident(outcome);
+    }
 }
 
 #[cfg(test)]

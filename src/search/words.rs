@@ -100,6 +100,9 @@ fn to_u32(path: &Path, n: usize, what: &str) -> Result<u32> {
 impl WordIndex {
     /// Builds the word index of `text` (the index file `path`, located as `table`),
     /// whose hash is `hash` (see [`text_hash`]). Errors as [`Table::cells`].
+    ///
+    /// Long on purpose: one pass from the index text to the stored word
+    /// index (words, postings, field bits), writing one buffer.
     pub(super) fn build(path: &Path, text: &str, table: &Table, hash: u128) -> Result<Self> {
         let rows = table.len();
         if rows >= 1 << 29 {
@@ -438,7 +441,7 @@ impl WordIndex {
             vec![(0, self.words)]
         };
         let found: Vec<(u32, u32, u16)> =
-            super::haystack::in_parallel(&halves, |&(first, last)| {
+            crate::parallel::in_parallel(&halves, |&(first, last)| {
                 self.scan_words(automaton, first, last)
             })
             .concat();

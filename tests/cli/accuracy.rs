@@ -50,7 +50,8 @@ fn kbidx_knowledge_accuracy() {
     let cases = eval::load_cases(&repo().join("tests/fixtures/queries.jsonl")).unwrap();
     let modes = [Mode::Keywords, Mode::Terms, Mode::Question];
     let runs =
-        eval::evaluate(&index, &cases, &modes, &[Method::Default, Method::Seed], 30).unwrap();
+        crate::common::evaluate(&index, &cases, &modes, &[Method::Default, Method::Seed], 30)
+            .unwrap();
     let report = eval::render_text(&runs, true);
     let summary = eval::render_text(&runs, false);
     println!("{summary}");

@@ -32,6 +32,7 @@ mod accuracy;
 mod build;
 mod eval;
 mod index_fresh;
+mod layers;
 mod lint;
 mod mcp;
 mod pg;

@@ -61,7 +61,8 @@ fn corpus_accuracy(corpus: &str, rows: usize, floors: &[Floor]) {
     let cases = eval::load_cases(&shared.join("eval").join(format!("{corpus}.jsonl"))).unwrap();
     let modes = [Mode::Keywords, Mode::Terms, Mode::Question];
     let runs =
-        eval::evaluate(&index, &cases, &modes, &[Method::Default, Method::Seed], 30).unwrap();
+        crate::common::evaluate(&index, &cases, &modes, &[Method::Default, Method::Seed], 30)
+            .unwrap();
     let report = eval::render_text(&runs, true);
     let summary = eval::render_text(&runs, false);
     println!("nabledge-6-{corpus} ({rows} rows)\n{summary}");

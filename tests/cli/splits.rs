@@ -26,7 +26,7 @@ fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
     let index = crate::common::build_default(knowledge);
     let set = repo().join(format!("tests/fixtures/eval/{split}/{corpus}.jsonl"));
     let cases = eval::load_cases(&set).unwrap();
-    let runs = eval::evaluate_full(
+    let runs = crate::common::evaluate_full(
         &index,
         Some(knowledge),
         &cases,

@@ -149,7 +149,7 @@ fn suggestions_are_whole_words() {
         let index = crate::common::build_default(&knowledge);
         let set = repo().join(format!("tests/fixtures/eval/dev/{corpus}.jsonl"));
         let cases = eval::load_cases(&set).unwrap();
-        let runs = eval::evaluate_full(
+        let runs = crate::common::evaluate_full(
             &index,
             Some(&knowledge),
             &cases,

@@ -318,3 +318,53 @@ pub(crate) fn build_default(knowledge: &Path) -> kbidx::index::model::Index {
         .unwrap_or_else(|e| panic!("{}: {e}", knowledge.display()))
         .index
 }
+
+/// Every case of `cases` in every mode of `modes` with every method, at
+/// most `top` deep, over `index` alone: no knowledge directory (so no body
+/// stage, fallback or BM25), no links, no hand-over measured.
+pub(crate) fn evaluate(
+    index: &kbidx::index::model::Index,
+    cases: &[kbidx::eval::Case],
+    modes: &[kbidx::eval::Mode],
+    methods: &[kbidx::eval::Method],
+    top: usize,
+) -> kbidx::Result<Vec<kbidx::eval::Run>> {
+    let limits = kbidx::eval::Limits {
+        top,
+        chars: 0,
+        chars_per_result: None,
+        passages: false,
+        hand_over: kbidx::config::HandOver::default(),
+        expand: 0,
+        second_search: 0,
+    };
+    let settings = kbidx::search::Settings {
+        body: None,
+        ..kbidx::search::Settings::default()
+    };
+    evaluate_full(index, None, cases, modes, methods, limits, settings)
+}
+
+/// [`evaluate`] with the knowledge directory `index` was built from, the
+/// limits and the search settings (no links, no diversity).
+pub(crate) fn evaluate_full(
+    index: &kbidx::index::model::Index,
+    knowledge: Option<&Path>,
+    cases: &[kbidx::eval::Case],
+    modes: &[kbidx::eval::Mode],
+    methods: &[kbidx::eval::Method],
+    limits: kbidx::eval::Limits,
+    settings: kbidx::search::Settings,
+) -> kbidx::Result<Vec<kbidx::eval::Run>> {
+    kbidx::eval::evaluate_with_links(
+        index,
+        &[],
+        knowledge,
+        cases,
+        modes,
+        methods,
+        limits,
+        &kbidx::search::Diversity::default(),
+        settings,
+    )
+}

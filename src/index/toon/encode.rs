@@ -38,6 +38,20 @@ pub fn push_header(out: &mut String, rows: usize, with_terms: bool) {
     );
 }
 
+/// Appends a tabular array `key[N]{fields}:` with one line per row: two
+/// spaces, the row's cells (already quoted, see [`quote`]) joined by `,`,
+/// `\n`. The one table writer of the other TOON documents kbidx writes (the
+/// links file, search reports); the index's own rows are written in place
+/// ([`push_row`]) to keep a large build from allocating per cell.
+pub(crate) fn push_table(out: &mut String, key: &str, fields: &[&str], rows: &[Vec<String>]) {
+    let _ = writeln!(out, "{key}[{}]{{{}}}:", rows.len(), fields.join(","));
+    for row in rows {
+        out.push_str("  ");
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+}
+
 /// Appends one line per entry: two spaces, the cells, `\n`.
 fn push_rows(out: &mut String, entries: &[Entry], with_terms: bool) {
     for e in entries {

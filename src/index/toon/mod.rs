@@ -11,6 +11,7 @@ mod decode;
 mod encode;
 
 pub use decode::{Table, decode, decode_rows, locate};
+pub(crate) use encode::push_table;
 pub use encode::{encode, needs_quotes, push_header, push_row, quote};
 
 /// The key of the index's tabular array.
