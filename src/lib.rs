@@ -28,5 +28,6 @@ pub(crate) mod pg;
 pub(crate) mod progress;
 pub mod search;
 pub mod text;
+pub(crate) mod timings;
 
 pub use error::{Error, Result};

@@ -490,7 +490,8 @@ impl BodyIndex {
             return None;
         }
         // A torn, cut, extended or damaged entry is rejected here, before any count is trusted.
-        if u64::from_le_bytes(b.get(CHECKSUM..CHECKED)?.try_into().ok()?) != checksum(b) {
+        let sum = crate::timings::time("body checksum", || checksum(b));
+        if u64::from_le_bytes(b.get(CHECKSUM..CHECKED)?.try_into().ok()?) != sum {
             return None;
         }
         let stored = u64::from_le_bytes(b.get(24..32)?.try_into().ok()?);
@@ -633,7 +634,7 @@ impl BodyIndex {
         knowledge: &Path,
     ) -> Option<Self> {
         Self::from_bytes(Bytes::Mapped(file), hash, |files| {
-            fingerprint(files, knowledge)
+            crate::timings::time("freshness", || fingerprint(files, knowledge))
         })
     }
 
