@@ -78,7 +78,10 @@ impl Default for Params {
 /// into the word bytes and the posting offsets (`u32`, one more than words
 /// each), the words' bytes (sorted), and the postings (`u32` row, `u16` × 4
 /// frequencies), row ascending per word, then each row's normalised section
-/// text (`u32` offsets, one more than rows, and the bytes), then the file list.
+/// text (`u32` offsets, one more than rows, and the bytes), then the rows of
+/// each character-pair bucket of that text (`u32` log2 of the bucket count,
+/// `u32` offsets, one more than buckets, and the `u32` rows, ascending per
+/// bucket), then the file list.
 #[derive(Debug)]
 pub(crate) struct BodyIndex {
     bytes: Bytes,
@@ -99,6 +102,10 @@ pub(crate) struct BodyIndex {
     /// Where each row's normalised section text starts (offsets into the text bytes).
     text_offsets_at: usize,
     text_at: usize,
+    gram_bits: u32,
+    gram_offsets_at: usize,
+    gram_rows_at: usize,
+    n_gram_rows: usize,
     /// Rows whose section text could not be read (missing file, invalid JSON,
     /// outside the knowledge directory, unknown id): they keep their other fields.
     pub(crate) unreadable: usize,
@@ -125,7 +132,35 @@ impl Bytes {
     }
 }
 
-const MAGIC: &[u8; 8] = b"KBIDXB04";
+const MAGIC: &[u8; 8] = b"KBIDXB05";
+/// At most 2^16 buckets in the character-pair index of the section text;
+/// fewer for less text (one per 16 distinct pairs of a row, summed), so a
+/// small knowledge base keeps a small entry.
+const GRAM_BITS: u32 = 16;
+
+/// The distinct hashes of the character pairs of `text`, ascending: a
+/// multiplicative hash of both code points, whose top bits are the pair's
+/// bucket. Pairs share buckets: a bucket's rows are those whose text holds
+/// any pair of the bucket, a superset of each pair's.
+fn gram_hashes(text: &str) -> Vec<u64> {
+    let mut chars = text.chars();
+    let mut hashes = Vec::new();
+    if let Some(mut previous) = chars.next() {
+        for c in chars {
+            let pair = (u64::from(u32::from(previous)) << 32) | u64::from(u32::from(c));
+            hashes.push(pair.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            previous = c;
+        }
+    }
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// The bucket of the pair hash `hash` among 2^`bits` buckets.
+fn gram_bucket(hash: u64, bits: u32) -> usize {
+    hash.checked_shr(64 - bits).unwrap_or(0) as usize
+}
 /// Header size: magic, index hash (16), fingerprint (8), checksum (8), four `u32` counts, four
 /// `f64` means.
 const HEADER: usize = 8 + 16 + 8 + 8 + 16 + 32;
@@ -465,6 +500,47 @@ impl BodyIndex {
         for text in &texts {
             out.extend_from_slice(text.as_bytes());
         }
+        // The rows of each character-pair bucket of that text: the literal
+        // scan reads only the rows that hold every pair of a keyword.
+        let row_hashes: Vec<Vec<u64>> = texts.iter().map(|t| gram_hashes(t)).collect();
+        let pairs: usize = row_hashes.iter().map(Vec::len).sum();
+        let bits = (pairs / 16)
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
+            .min(GRAM_BITS);
+        let row_buckets: Vec<Vec<usize>> = row_hashes
+            .iter()
+            .map(|hashes| {
+                let mut buckets: Vec<usize> =
+                    hashes.iter().map(|&h| gram_bucket(h, bits)).collect();
+                buckets.dedup(); // ascending already: the hashes are
+                buckets
+            })
+            .collect();
+        let mut counts = vec![0u32; 1 << bits];
+        for &bucket in row_buckets.iter().flatten() {
+            counts[bucket] += 1;
+        }
+        out.extend_from_slice(&bits.to_le_bytes());
+        let mut offset = 0u32;
+        out.extend_from_slice(&offset.to_le_bytes());
+        let mut next = Vec::with_capacity(counts.len());
+        for count in &counts {
+            next.push(offset as usize);
+            offset += count;
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        let mut gram_rows = vec![0u32; offset as usize];
+        for (row, buckets) in row_buckets.iter().enumerate() {
+            for &bucket in buckets {
+                gram_rows[next[bucket]] = row as u32;
+                next[bucket] += 1;
+            }
+        }
+        for row in &gram_rows {
+            out.extend_from_slice(&row.to_le_bytes());
+        }
         // The file list last: a cached entry re-checks these files.
         out.extend_from_slice(&(files.len() as u32).to_le_bytes());
         for file in &files {
@@ -512,7 +588,12 @@ impl BodyIndex {
         let postings_at = words_at + words_len;
         let text_offsets_at = postings_at + n_postings * POSTING;
         let text_at = text_offsets_at + (n_rows + 1) * 4;
-        let files_at = text_at + u32_at(b, text_offsets_at + n_rows * 4)? as usize;
+        let gram_at = text_at + u32_at(b, text_offsets_at + n_rows * 4)? as usize;
+        let gram_bits = u32_at(b, gram_at).filter(|&bits| bits <= GRAM_BITS)?;
+        let gram_offsets_at = gram_at + 4;
+        let gram_rows_at = gram_offsets_at + ((1 << gram_bits) + 1) * 4;
+        let n_gram_rows = u32_at(b, gram_offsets_at + (1 << gram_bits) * 4)? as usize;
+        let files_at = gram_rows_at + n_gram_rows * 4;
         if u32_at(b, posting_offsets_at + n_words * 4)? as usize != n_postings {
             return None;
         }
@@ -562,6 +643,10 @@ impl BodyIndex {
             postings_at,
             text_offsets_at,
             text_at,
+            gram_bits,
+            gram_offsets_at,
+            gram_rows_at,
+            n_gram_rows,
             unreadable,
         })
     }
@@ -580,10 +665,51 @@ impl BodyIndex {
         }
     }
 
+    /// The rows of character-pair bucket `bucket`, ascending (clamped: a
+    /// damaged offset reads no further than the rows).
+    fn gram_rows(&self, bucket: usize) -> impl Iterator<Item = usize> + '_ {
+        let b = self.bytes.as_slice();
+        let at = |i: usize| {
+            u32_at(b, self.gram_offsets_at + 4 * i)
+                .map_or(0, |o| (o as usize).min(self.n_gram_rows))
+        };
+        let (start, end) = (at(bucket), at(bucket + 1));
+        (start..end.max(start))
+            .map(move |i| u32_at(b, self.gram_rows_at + 4 * i).map_or(usize::MAX, |r| r as usize))
+    }
+
+    /// The rows whose text can hold `pattern`: those in the bucket of each of
+    /// its character pairs (the text holds every pair of a string it holds),
+    /// ascending; `None` (every row) for a pattern of one character.
+    fn candidates(&self, pattern: &str) -> Option<Vec<usize>> {
+        let mut buckets: Vec<usize> = gram_hashes(pattern)
+            .into_iter()
+            .map(|h| gram_bucket(h, self.gram_bits))
+            .collect();
+        buckets.dedup();
+        let mut lists: Vec<Vec<usize>> = buckets
+            .iter()
+            .map(|&b| self.gram_rows(b).collect())
+            .collect();
+        lists.sort_by_key(Vec::len);
+        let mut lists = lists.into_iter();
+        let mut rows = lists.next()?;
+        for list in lists {
+            let mut other = list.into_iter().peekable();
+            rows.retain(|&row| {
+                while other.next_if(|&r| r < row).is_some() {}
+                other.peek() == Some(&row)
+            });
+        }
+        Some(rows)
+    }
+
     /// For each of `patterns` (normalised: NFKC + case folding), the rows
     /// whose section text holds it literally, Latin ends on word boundaries
     /// (`id` is not found in `identifier`), rows ascending. One automaton,
-    /// one pass over the text: linear in the text's size.
+    /// one pass over the text of the rows that hold every character pair of
+    /// some pattern (all rows when a pattern is one character): linear in
+    /// the size of the text read.
     pub(crate) fn literal(&self, patterns: &[String]) -> Vec<Vec<usize>> {
         let mut rows = vec![Vec::new(); patterns.len()];
         if patterns.is_empty() || patterns.iter().any(String::is_empty) {
@@ -596,7 +722,19 @@ impl BodyIndex {
         else {
             return rows;
         };
-        for row in 0..self.n_rows {
+        let mut scan: Vec<usize> = Vec::new();
+        for pattern in patterns {
+            match self.candidates(pattern) {
+                Some(rows) => scan.extend(rows.into_iter().filter(|&r| r < self.n_rows)),
+                None => {
+                    scan = (0..self.n_rows).collect();
+                    break;
+                }
+            }
+        }
+        scan.sort_unstable();
+        scan.dedup();
+        for row in scan {
             let text = self.text(row);
             for m in automaton.find_overlapping_iter(text) {
                 let p = m.pattern().as_usize();
@@ -1133,6 +1271,62 @@ mod tests {
         );
         let hits = index.search(&question("後勝ちを防ぎたい"), &Params::default(), 10);
         assert_eq!(hits.first().map(|h| h.row), Some(1), "{hits:?}");
+    }
+
+    /// The literal scan reads only the rows holding every character pair of
+    /// a keyword, and finds exactly what a scan of every row finds: inside
+    /// katakana compounds (リラン in バッチリラン, one word to IPADIC), across
+    /// scripts, for one-character keywords, and not inside Latin words.
+    #[test]
+    fn literal_matches_equal_a_scan_of_every_row() {
+        let (dir, mut entries) = corpus();
+        std::fs::write(
+            dir.path().join("c.json"),
+            r#"{"sections":{"rerun":"バッチリランの手順。id_map と identifier"}}"#,
+        )
+        .expect("write");
+        entries.push(Entry {
+            reference: "c.json#rerun".into(),
+            title: "Rerun".into(),
+            hints: String::new(),
+            terms: String::new(),
+        });
+        let index = BodyIndex::build(&refs(&entries), dir.path(), 7);
+        let every_row = |pattern: &str| -> Vec<usize> {
+            (0..index.rows())
+                .filter(|&row| {
+                    let text = index.text(row);
+                    (0..text.len()).any(|start| {
+                        text[start..].starts_with(pattern.as_bytes())
+                            && crate::search::fallback::on_word_boundaries_bytes(
+                                text,
+                                start,
+                                start + pattern.len(),
+                            )
+                    })
+                })
+                .collect()
+        };
+        for (patterns, expected) in [
+            (vec!["リラン"], vec![vec![4]]),
+            (vec!["再実行", "retry"], vec![vec![0], vec![0]]),
+            // `_` ends a word here: `id` is found in `id_map`, not in `identifier`.
+            (vec!["try", "id"], vec![vec![], vec![4]]),
+            (vec!["ロック", "ー"], vec![vec![1], vec![2]]),
+            (
+                vec!["ング", "offset", "処理を自動"],
+                vec![vec![2], vec![2], vec![0]],
+            ),
+            (vec!["の", "zzqqxx"], vec![vec![2, 4], vec![]]),
+            (vec!["。"], vec![vec![0, 1, 2, 4]]),
+        ] {
+            let patterns: Vec<String> = patterns.into_iter().map(String::from).collect();
+            let found = index.literal(&patterns);
+            assert_eq!(found, expected, "{patterns:?}");
+            for (pattern, rows) in patterns.iter().zip(&found) {
+                assert_eq!(*rows, every_row(pattern), "{pattern}");
+            }
+        }
     }
 
     /// An English question reaches Japanese text through katakana loanwords
