@@ -1335,7 +1335,7 @@ mod tests {
         let start = now();
         assert_eq!(now(), start, "unchanged files, unchanged fingerprint");
         let mut seen = vec![start];
-        let mut changed = |what: &str, seen: &mut Vec<u64>| {
+        let changed = |what: &str, seen: &mut Vec<u64>| {
             let f = now();
             assert!(!seen.contains(&f), "{what} is not seen");
             seen.push(f);
