@@ -711,40 +711,43 @@ impl BodyIndex {
         }
     }
 
-    /// The rows of character-pair bucket `bucket`, ascending (clamped: a
-    /// damaged offset reads no further than the rows).
-    fn gram_rows(&self, bucket: usize) -> impl Iterator<Item = usize> + '_ {
-        let b = self.bytes.as_slice();
+    /// The positions of character-pair bucket `bucket`'s rows in the bucket
+    /// rows (clamped: a damaged offset reads no further than the rows).
+    fn gram_range(&self, bucket: usize) -> std::ops::Range<usize> {
         let at = |i: usize| {
-            u32_at(b, self.gram_offsets_at + 4 * i)
+            u32_at(self.bytes.as_slice(), self.gram_offsets_at + 4 * i)
                 .map_or(0, |o| (o as usize).min(self.n_gram_rows))
         };
         let (start, end) = (at(bucket), at(bucket + 1));
-        (start..end.max(start))
-            .map(move |i| u32_at(b, self.gram_rows_at + 4 * i).map_or(usize::MAX, |r| r as usize))
+        start..end.max(start)
+    }
+
+    /// The bucket row at position `i` (a row no search returns when damaged).
+    fn gram_row(&self, i: usize) -> usize {
+        u32_at(self.bytes.as_slice(), self.gram_rows_at + 4 * i).map_or(usize::MAX, |r| r as usize)
     }
 
     /// The rows whose text can hold `pattern`: those in the bucket of each of
     /// its character pairs (the text holds every pair of a string it holds),
-    /// ascending; `None` (every row) for a pattern of one character.
+    /// ascending; `None` (every row) for a pattern of one character. The
+    /// shortest bucket is read whole and each of its rows looked up in the
+    /// others (binary search, rows ascending), so a frequent pair's long
+    /// bucket costs a few reads per candidate, not its length.
     fn candidates(&self, pattern: &str) -> Option<Vec<usize>> {
-        let mut buckets: Vec<usize> = gram_hashes(pattern)
+        let mut ranges: Vec<std::ops::Range<usize>> = gram_hashes(pattern)
             .into_iter()
             .map(|h| gram_bucket(h, self.gram_bits))
+            .map(|bucket| self.gram_range(bucket))
             .collect();
-        buckets.dedup();
-        let mut lists: Vec<Vec<usize>> = buckets
-            .iter()
-            .map(|&b| self.gram_rows(b).collect())
-            .collect();
-        lists.sort_by_key(Vec::len);
-        let mut lists = lists.into_iter();
-        let mut rows = lists.next()?;
-        for list in lists {
-            let mut other = list.into_iter().peekable();
+        ranges.sort_by_key(|r| (r.len(), r.start));
+        ranges.dedup();
+        let (shortest, others) = ranges.split_first()?;
+        let mut rows: Vec<usize> = shortest.clone().map(|i| self.gram_row(i)).collect();
+        for range in others {
+            let mut from = range.start;
             rows.retain(|&row| {
-                while other.next_if(|&r| r < row).is_some() {}
-                other.peek() == Some(&row)
+                from = partition_point(from..range.end, |i| self.gram_row(i) < row);
+                from < range.end && self.gram_row(from) == row
             });
         }
         Some(rows)
