@@ -755,43 +755,38 @@ impl BodyIndex {
 
     /// For each of `patterns` (normalised: NFKC + case folding), the rows
     /// whose section text holds it literally, Latin ends on word boundaries
-    /// (`id` is not found in `identifier`), rows ascending. One automaton,
-    /// one pass over the text of the rows that hold every character pair of
-    /// some pattern (all rows when a pattern is one character): linear in
-    /// the size of the text read.
+    /// (`id` is not found in `identifier`), rows ascending. Each pattern is
+    /// looked for only in its candidate rows (all rows for one character),
+    /// up to its first occurrence on word boundaries in each.
     pub(crate) fn literal(&self, patterns: &[String]) -> Vec<Vec<usize>> {
         let mut rows = vec![Vec::new(); patterns.len()];
-        if patterns.is_empty() || patterns.iter().any(String::is_empty) {
+        if patterns.iter().any(String::is_empty) {
             return rows;
         }
-        let Ok(automaton) = aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::Standard)
-            .kind(Some(crate::search::score::automaton_kind(patterns)))
-            .build(patterns)
-        else {
-            return rows;
-        };
-        let mut scan: Vec<usize> = Vec::new();
-        for pattern in patterns {
+        for (pattern, found) in patterns.iter().zip(&mut rows) {
+            let finder = memchr::memmem::Finder::new(pattern.as_bytes());
+            let holds = |row: usize| {
+                let text = self.text(row);
+                // Every occurrence, overlapping ones too: one that fails the
+                // word boundaries can overlap one that passes (`a-a` in `xa-a-a`).
+                let mut from = 0;
+                while let Some(at) = text.get(from..).and_then(|t| finder.find(t)) {
+                    let start = from + at;
+                    let end = start + pattern.len();
+                    if crate::search::fallback::on_word_boundaries_bytes(text, start, end) {
+                        return true;
+                    }
+                    from = start + 1;
+                }
+                false
+            };
             match self.candidates(pattern) {
-                Some(rows) => scan.extend(rows.into_iter().filter(|&r| r < self.n_rows)),
-                None => {
-                    scan = (0..self.n_rows).collect();
-                    break;
-                }
-            }
-        }
-        scan.sort_unstable();
-        scan.dedup();
-        for row in scan {
-            let text = self.text(row);
-            for m in automaton.find_overlapping_iter(text) {
-                let p = m.pattern().as_usize();
-                if rows[p].last() != Some(&row)
-                    && crate::search::fallback::on_word_boundaries_bytes(text, m.start(), m.end())
-                {
-                    rows[p].push(row);
-                }
+                Some(candidates) => found.extend(
+                    candidates
+                        .into_iter()
+                        .filter(|&row| row < self.n_rows && holds(row)),
+                ),
+                None => found.extend((0..self.n_rows).filter(|&row| holds(row))),
             }
         }
         rows
@@ -1367,7 +1362,7 @@ mod tests {
         let (dir, mut entries) = corpus();
         std::fs::write(
             dir.path().join("c.json"),
-            r#"{"sections":{"rerun":"バッチリランの手順。id_map と identifier"}}"#,
+            r#"{"sections":{"rerun":"バッチリランの手順。id_map と identifier xa-a-a"}}"#,
         )
         .expect("write");
         entries.push(Entry {
@@ -1404,6 +1399,9 @@ mod tests {
             ),
             (vec!["の", "zzqqxx"], vec![vec![2, 4], vec![]]),
             (vec!["。"], vec![vec![0, 1, 2, 4]]),
+            (vec!["リラン", "リラン"], vec![vec![4], vec![4]]),
+            // The first occurrence fails the word boundaries, the overlapping second passes.
+            (vec!["a-a"], vec![vec![4]]),
         ] {
             let patterns: Vec<String> = patterns.into_iter().map(String::from).collect();
             let found = index.literal(&patterns);
