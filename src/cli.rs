@@ -551,6 +551,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             run_search(&options, &searcher, out)
         }
         Command::Search(args) => {
+            let started = std::time::Instant::now();
             // The index is opened, checked and prepared (or its cache entry
             // loaded) on a second thread while the query is resolved (keywords
             // file, question tokenisation): each takes about a millisecond and
@@ -566,9 +567,13 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             std::thread::scope(|scope| {
                 let prepare = file.as_ref().map(|file| {
                     scope.spawn(|| {
-                        let text =
-                            Cow::Borrowed(crate::index::file::index_text(&index, file.bytes())?);
-                        crate::search::cache::prepare_index(&index, text, cache.as_ref())
+                        crate::timings::time("load index", || {
+                            let text = Cow::Borrowed(crate::index::file::index_text(
+                                &index,
+                                file.bytes(),
+                            )?);
+                            crate::search::cache::prepare_index(&index, text, cache.as_ref())
+                        })
                     })
                 });
                 let options = Request::resolve(&config, args)?;
@@ -592,7 +597,11 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                     Some(options.knowledge.clone()),
                 )
                 .with_cache(cache.clone());
-                run_search(&options, &searcher, out)
+                let code = run_search(&options, &searcher, out)?;
+                if let Some(line) = crate::timings::line(started) {
+                    writeln!(err, "{line}").map_err(stdio)?;
+                }
+                Ok(code)
             })
         }
         Command::Eval(args) => run_eval(&config, args, out),
@@ -868,7 +877,9 @@ fn write_eval(
 
 fn run_search(options: &Request, searcher: &Searcher<'_>, out: &mut dyn Write) -> Result<u8> {
     let report = crate::answer::answer(options, searcher)?;
-    report.render(options.format, options.explain, out)?;
+    crate::timings::time("output", || {
+        report.render(options.format, options.explain, out)
+    })?;
     Ok(if report.results.is_empty() { 1 } else { 0 })
 }
 

@@ -33,5 +33,6 @@ pub mod query;
 pub(crate) mod rank;
 pub mod search;
 pub mod text;
+pub(crate) mod timings;
 
 pub use error::{Error, Result};

@@ -77,7 +77,10 @@ impl Default for Params {
 /// into the word bytes and the posting offsets (`u32`, one more than words
 /// each), the words' bytes (sorted), and the postings (`u32` row, `u16` × 4
 /// frequencies), row ascending per word, then each row's normalised section
-/// text (`u32` offsets, one more than rows, and the bytes), then the file list.
+/// text (`u32` offsets, one more than rows, and the bytes), then the rows of
+/// each character-pair bucket of that text (`u32` log2 of the bucket count,
+/// `u32` offsets, one more than buckets, and the `u32` rows, ascending per
+/// bucket), then the file list.
 #[derive(Debug)]
 pub(crate) struct BodyIndex {
     bytes: Bytes,
@@ -98,6 +101,10 @@ pub(crate) struct BodyIndex {
     /// Where each row's normalised section text starts (offsets into the text bytes).
     text_offsets_at: usize,
     text_at: usize,
+    gram_bits: u32,
+    gram_offsets_at: usize,
+    gram_rows_at: usize,
+    n_gram_rows: usize,
     /// Rows whose section text could not be read (missing file, invalid JSON,
     /// outside the knowledge directory, unknown id): they keep their other fields.
     /// Part of the stored layout; no report shows it (the fallback's note
@@ -127,7 +134,35 @@ impl Bytes {
     }
 }
 
-const MAGIC: &[u8; 8] = b"KBIDXB04";
+const MAGIC: &[u8; 8] = b"KBIDXB05";
+/// At most 2^16 buckets in the character-pair index of the section text;
+/// fewer for less text (one per 16 distinct pairs of a row, summed), so a
+/// small knowledge base keeps a small entry.
+const GRAM_BITS: u32 = 16;
+
+/// The distinct hashes of the character pairs of `text`, ascending: a
+/// multiplicative hash of both code points, whose top bits are the pair's
+/// bucket. Pairs share buckets: a bucket's rows are those whose text holds
+/// any pair of the bucket, a superset of each pair's.
+fn gram_hashes(text: &str) -> Vec<u64> {
+    let mut chars = text.chars();
+    let mut hashes = Vec::new();
+    if let Some(mut previous) = chars.next() {
+        for c in chars {
+            let pair = (u64::from(u32::from(previous)) << 32) | u64::from(u32::from(c));
+            hashes.push(pair.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            previous = c;
+        }
+    }
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// The bucket of the pair hash `hash` among 2^`bits` buckets.
+fn gram_bucket(hash: u64, bits: u32) -> usize {
+    hash.checked_shr(64 - bits).unwrap_or(0) as usize
+}
 /// Header size: magic, index hash (16), fingerprint (8), checksum (8), four `u32` counts, four
 /// `f64` means.
 const HEADER: usize = 8 + 16 + 8 + 8 + 16 + 32;
@@ -164,20 +199,66 @@ pub(crate) fn files<'e>(entries: &'e [EntryRef<'_>]) -> Vec<&'e str> {
 pub(crate) fn fingerprint<'f>(files: impl IntoIterator<Item = &'f str>, knowledge: &Path) -> u64 {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    let mut stats = Stats::new(knowledge);
     for file in files {
         hasher.update(file.as_bytes());
         hasher.update(&[0]);
-        if let Ok(meta) = std::fs::metadata(knowledge.join(file)) {
-            hasher.update(&meta.len().to_le_bytes());
-            let modified = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
+        if let Some((len, modified)) = stats.of(file) {
+            hasher.update(&len.to_le_bytes());
             hasher.update(&modified.to_le_bytes());
         }
     }
     hasher.digest()
+}
+
+/// Reads knowledge files' size and modification time (nanoseconds since the
+/// epoch, 0 before it). On Unix each file's status is read relative to its
+/// directory, opened once for a run of files in it (the files come sorted):
+/// a whole-path `stat` spent about half its time walking the path again.
+struct Stats<'k> {
+    knowledge: &'k Path,
+    /// The directory part of the last file, and that directory if it opened.
+    #[cfg(unix)]
+    dir: Option<(String, Option<rustix::fd::OwnedFd>)>,
+}
+
+impl<'k> Stats<'k> {
+    fn new(knowledge: &'k Path) -> Self {
+        Self {
+            knowledge,
+            #[cfg(unix)]
+            dir: None,
+        }
+    }
+
+    /// The size and modification time of `file` (a path relative to the
+    /// knowledge directory, `/`-separated), if it can be read.
+    #[cfg(unix)]
+    fn of(&mut self, file: &str) -> Option<(u64, u128)> {
+        use rustix::fs::{AtFlags, Mode, OFlags};
+        let (dir, name) = file.rsplit_once('/').unwrap_or(("", file));
+        if self.dir.as_ref().is_none_or(|(last, _)| last != dir) {
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let fd = rustix::fs::open(self.knowledge.join(dir), flags, Mode::empty()).ok();
+            self.dir = Some((dir.to_owned(), fd));
+        }
+        let fd = self.dir.as_ref()?.1.as_ref()?;
+        let stat = rustix::fs::statat(fd, name, AtFlags::empty()).ok()?;
+        let modified = u128::try_from(stat.st_mtime)
+            .map_or(0, |s| s * 1_000_000_000 + stat.st_mtime_nsec as u128);
+        Some((stat.st_size as u64, modified))
+    }
+
+    #[cfg(not(unix))]
+    fn of(&mut self, file: &str) -> Option<(u64, u128)> {
+        let meta = std::fs::metadata(self.knowledge.join(file)).ok()?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        Some((meta.len(), modified))
+    }
 }
 
 /// The first position in `range` where `before` is false, given that it is
@@ -473,6 +554,47 @@ impl BodyIndex {
         for text in &texts {
             out.extend_from_slice(text.as_bytes());
         }
+        // The rows of each character-pair bucket of that text: the literal
+        // scan reads only the rows that hold every pair of a keyword.
+        let row_hashes: Vec<Vec<u64>> = texts.iter().map(|t| gram_hashes(t)).collect();
+        let pairs: usize = row_hashes.iter().map(Vec::len).sum();
+        let bits = (pairs / 16)
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
+            .min(GRAM_BITS);
+        let row_buckets: Vec<Vec<usize>> = row_hashes
+            .iter()
+            .map(|hashes| {
+                let mut buckets: Vec<usize> =
+                    hashes.iter().map(|&h| gram_bucket(h, bits)).collect();
+                buckets.dedup(); // ascending already: the hashes are
+                buckets
+            })
+            .collect();
+        let mut counts = vec![0u32; 1 << bits];
+        for &bucket in row_buckets.iter().flatten() {
+            counts[bucket] += 1;
+        }
+        out.extend_from_slice(&bits.to_le_bytes());
+        let mut offset = 0u32;
+        out.extend_from_slice(&offset.to_le_bytes());
+        let mut next = Vec::with_capacity(counts.len());
+        for count in &counts {
+            next.push(offset as usize);
+            offset += count;
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        let mut gram_rows = vec![0u32; offset as usize];
+        for (row, buckets) in row_buckets.iter().enumerate() {
+            for &bucket in buckets {
+                gram_rows[next[bucket]] = row as u32;
+                next[bucket] += 1;
+            }
+        }
+        for row in &gram_rows {
+            out.extend_from_slice(&row.to_le_bytes());
+        }
         // The file list last: a cached entry re-checks these files.
         out.extend_from_slice(&(files.len() as u32).to_le_bytes());
         for file in &files {
@@ -498,7 +620,8 @@ impl BodyIndex {
             return None;
         }
         // A torn, cut, extended or damaged entry is rejected here, before any count is trusted.
-        if u64::from_le_bytes(b.get(CHECKSUM..CHECKED)?.try_into().ok()?) != checksum(b) {
+        let sum = crate::timings::time("body checksum", || checksum(b));
+        if u64::from_le_bytes(b.get(CHECKSUM..CHECKED)?.try_into().ok()?) != sum {
             return None;
         }
         let stored = u64::from_le_bytes(b.get(24..32)?.try_into().ok()?);
@@ -519,7 +642,12 @@ impl BodyIndex {
         let postings_at = words_at + words_len;
         let text_offsets_at = postings_at + n_postings * POSTING;
         let text_at = text_offsets_at + (n_rows + 1) * 4;
-        let files_at = text_at + u32_at(b, text_offsets_at + n_rows * 4)? as usize;
+        let gram_at = text_at + u32_at(b, text_offsets_at + n_rows * 4)? as usize;
+        let gram_bits = u32_at(b, gram_at).filter(|&bits| bits <= GRAM_BITS)?;
+        let gram_offsets_at = gram_at + 4;
+        let gram_rows_at = gram_offsets_at + ((1 << gram_bits) + 1) * 4;
+        let n_gram_rows = u32_at(b, gram_offsets_at + (1 << gram_bits) * 4)? as usize;
+        let files_at = gram_rows_at + n_gram_rows * 4;
         if u32_at(b, posting_offsets_at + n_words * 4)? as usize != n_postings {
             return None;
         }
@@ -569,6 +697,10 @@ impl BodyIndex {
             postings_at,
             text_offsets_at,
             text_at,
+            gram_bits,
+            gram_offsets_at,
+            gram_rows_at,
+            n_gram_rows,
             unreadable,
         })
     }
@@ -587,31 +719,82 @@ impl BodyIndex {
         }
     }
 
+    /// The positions of character-pair bucket `bucket`'s rows in the bucket
+    /// rows (clamped: a damaged offset reads no further than the rows).
+    fn gram_range(&self, bucket: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| {
+            u32_at(self.bytes.as_slice(), self.gram_offsets_at + 4 * i)
+                .map_or(0, |o| (o as usize).min(self.n_gram_rows))
+        };
+        let (start, end) = (at(bucket), at(bucket + 1));
+        start..end.max(start)
+    }
+
+    /// The bucket row at position `i` (a row no search returns when damaged).
+    fn gram_row(&self, i: usize) -> usize {
+        u32_at(self.bytes.as_slice(), self.gram_rows_at + 4 * i).map_or(usize::MAX, |r| r as usize)
+    }
+
+    /// The rows whose text can hold `pattern`: those in the bucket of each of
+    /// its character pairs (the text holds every pair of a string it holds),
+    /// ascending; `None` (every row) for a pattern of one character. The
+    /// shortest bucket is read whole and each of its rows looked up in the
+    /// others (binary search, rows ascending), so a frequent pair's long
+    /// bucket costs a few reads per candidate, not its length.
+    fn candidates(&self, pattern: &str) -> Option<Vec<usize>> {
+        let mut ranges: Vec<std::ops::Range<usize>> = gram_hashes(pattern)
+            .into_iter()
+            .map(|h| gram_bucket(h, self.gram_bits))
+            .map(|bucket| self.gram_range(bucket))
+            .collect();
+        ranges.sort_by_key(|r| (r.len(), r.start));
+        ranges.dedup();
+        let (shortest, others) = ranges.split_first()?;
+        let mut rows: Vec<usize> = shortest.clone().map(|i| self.gram_row(i)).collect();
+        for range in others {
+            let mut from = range.start;
+            rows.retain(|&row| {
+                from = partition_point(from..range.end, |i| self.gram_row(i) < row);
+                from < range.end && self.gram_row(from) == row
+            });
+        }
+        Some(rows)
+    }
+
     /// For each of `patterns` (normalised: NFKC + case folding), the rows
     /// whose section text holds it literally, Latin ends on word boundaries
-    /// (`id` is not found in `identifier`), rows ascending. One automaton,
-    /// one pass over the text: linear in the text's size.
+    /// (`id` is not found in `identifier`), rows ascending. Each pattern is
+    /// looked for only in its candidate rows (all rows for one character),
+    /// up to its first occurrence on word boundaries in each.
     pub(crate) fn literal(&self, patterns: &[String]) -> Vec<Vec<usize>> {
         let mut rows = vec![Vec::new(); patterns.len()];
-        if patterns.is_empty() || patterns.iter().any(String::is_empty) {
+        if patterns.iter().any(String::is_empty) {
             return rows;
         }
-        let Ok(automaton) = aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::Standard)
-            .kind(Some(crate::search::score::automaton_kind(patterns)))
-            .build(patterns)
-        else {
-            return rows;
-        };
-        for row in 0..self.n_rows {
-            let text = self.text(row);
-            for m in automaton.find_overlapping_iter(text) {
-                let p = m.pattern().as_usize();
-                if rows[p].last() != Some(&row)
-                    && crate::search::fallback::on_word_boundaries_bytes(text, m.start(), m.end())
-                {
-                    rows[p].push(row);
+        for (pattern, found) in patterns.iter().zip(&mut rows) {
+            let finder = memchr::memmem::Finder::new(pattern.as_bytes());
+            let holds = |row: usize| {
+                let text = self.text(row);
+                // Every occurrence, overlapping ones too: one that fails the
+                // word boundaries can overlap one that passes (`a-a` in `xa-a-a`).
+                let mut from = 0;
+                while let Some(at) = text.get(from..).and_then(|t| finder.find(t)) {
+                    let start = from + at;
+                    let end = start + pattern.len();
+                    if crate::search::fallback::on_word_boundaries_bytes(text, start, end) {
+                        return true;
+                    }
+                    from = start + 1;
                 }
+                false
+            };
+            match self.candidates(pattern) {
+                Some(candidates) => found.extend(
+                    candidates
+                        .into_iter()
+                        .filter(|&row| row < self.n_rows && holds(row)),
+                ),
+                None => found.extend((0..self.n_rows).filter(|&row| holds(row))),
             }
         }
         rows
@@ -641,7 +824,7 @@ impl BodyIndex {
         knowledge: &Path,
     ) -> Option<Self> {
         Self::from_bytes(Bytes::Mapped(file), hash, |files| {
-            fingerprint(files, knowledge)
+            crate::timings::time("freshness", || fingerprint(files, knowledge))
         })
     }
 
@@ -1151,6 +1334,101 @@ mod tests {
         );
         let hits = index.search(&question("後勝ちを防ぎたい"), &Params::default(), 10);
         assert_eq!(hits.first().map(|h| h.row), Some(1), "{hits:?}");
+    }
+
+    /// The fingerprint reads each file relative to its directory: an edit,
+    /// a removal or a new file is seen in any directory, including after a
+    /// run of files in another one.
+    #[test]
+    fn fingerprint_sees_every_file_change() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("x/y")).expect("dirs");
+        let files = ["a.json", "x/b.json", "x/y/c.json", "x/y/d.json", "z.json"];
+        for file in &files[..4] {
+            std::fs::write(root.join(file), "{}").expect("write");
+        }
+        let now = || fingerprint(files, root);
+        let start = now();
+        assert_eq!(now(), start, "unchanged files, unchanged fingerprint");
+        let mut seen = vec![start];
+        let changed = |what: &str, seen: &mut Vec<u64>| {
+            let f = now();
+            assert!(!seen.contains(&f), "{what} is not seen");
+            seen.push(f);
+        };
+        std::fs::write(root.join("x/y/c.json"), "{ }").expect("write");
+        changed("a longer file", &mut seen);
+        let file = std::fs::File::options()
+            .write(true)
+            .open(root.join("x/b.json"))
+            .expect("open");
+        file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(86_400))
+            .expect("set mtime");
+        changed("a new modification time, same size", &mut seen);
+        std::fs::remove_file(root.join("x/y/d.json")).expect("remove");
+        changed("a removed file", &mut seen);
+        std::fs::write(root.join("z.json"), "{}").expect("write");
+        changed("a new file", &mut seen);
+    }
+
+    /// The literal scan reads only the rows holding every character pair of
+    /// a keyword, and finds exactly what a scan of every row finds: inside
+    /// katakana compounds (リラン in バッチリラン, one word to IPADIC), across
+    /// scripts, for one-character keywords, and not inside Latin words.
+    #[test]
+    fn literal_matches_equal_a_scan_of_every_row() {
+        let (dir, mut entries) = corpus();
+        std::fs::write(
+            dir.path().join("c.json"),
+            r#"{"sections":{"rerun":"バッチリランの手順。id_map と identifier xa-a-a"}}"#,
+        )
+        .expect("write");
+        entries.push(Entry {
+            reference: "c.json#rerun".into(),
+            title: "Rerun".into(),
+            hints: String::new(),
+            terms: String::new(),
+        });
+        let index = BodyIndex::build(&refs(&entries), dir.path(), 7);
+        let every_row = |pattern: &str| -> Vec<usize> {
+            (0..index.rows())
+                .filter(|&row| {
+                    let text = index.text(row);
+                    (0..text.len()).any(|start| {
+                        text[start..].starts_with(pattern.as_bytes())
+                            && crate::search::fallback::on_word_boundaries_bytes(
+                                text,
+                                start,
+                                start + pattern.len(),
+                            )
+                    })
+                })
+                .collect()
+        };
+        for (patterns, expected) in [
+            (vec!["リラン"], vec![vec![4]]),
+            (vec!["再実行", "retry"], vec![vec![0], vec![0]]),
+            // `_` ends a word here: `id` is found in `id_map`, not in `identifier`.
+            (vec!["try", "id"], vec![vec![], vec![4]]),
+            (vec!["ロック", "ー"], vec![vec![1], vec![2]]),
+            (
+                vec!["ング", "offset", "処理を自動"],
+                vec![vec![2], vec![2], vec![0]],
+            ),
+            (vec!["の", "zzqqxx"], vec![vec![2, 4], vec![]]),
+            (vec!["。"], vec![vec![0, 1, 2, 4]]),
+            (vec!["リラン", "リラン"], vec![vec![4], vec![4]]),
+            // The first occurrence fails the word boundaries, the overlapping second passes.
+            (vec!["a-a"], vec![vec![4]]),
+        ] {
+            let patterns: Vec<String> = patterns.into_iter().map(String::from).collect();
+            let found = index.literal(&patterns);
+            assert_eq!(found, expected, "{patterns:?}");
+            for (pattern, rows) in patterns.iter().zip(&found) {
+                assert_eq!(*rows, every_row(pattern), "{pattern}");
+            }
+        }
     }
 
     /// An English question reaches Japanese text through katakana loanwords

@@ -32,12 +32,14 @@ fn load_body(matcher: &Matcher<'_>, cache: Option<&Cache>, knowledge: &Path) -> 
     let hash = matcher.text_hash();
     let entry = cache.and_then(|c| c.body_entry(matcher.path()));
     if let Some(entry) = &entry
-        && let Ok(file) = IndexFile::open(entry)
+        && let Ok(file) = crate::timings::time("body map", || IndexFile::open(entry))
         && let Some(index) = BodyIndex::from_file(file, hash, knowledge)
     {
         return index;
     }
-    let index = BodyIndex::build(&matcher.entries(), knowledge, hash);
+    let index = crate::timings::time("body build", || {
+        BodyIndex::build(&matcher.entries(), knowledge, hash)
+    });
     if let (Some(cache), Some(entry)) = (cache, entry) {
         let _ = cache.store(&entry, index.as_bytes());
     }
@@ -650,14 +652,18 @@ impl IndexBackend<'_> {
         {
             let wide = stage_depth(top);
             let index_pass = || {
-                self.matcher
-                    .search(query, Scoring::Default, wide, min_score)
+                crate::timings::time("index pass", || {
+                    self.matcher
+                        .search(query, Scoring::Default, wide, min_score)
+                })
             };
-            let body_pass = |index: &BodyIndex| index.search(query, &body.params, wide);
+            let body_pass = |index: &BodyIndex| {
+                crate::timings::time("body stage", || index.search(query, &body.params, wide))
+            };
             // The two stages read different indexes: the body stage runs on a
             // second thread while the index pass runs here. On the first
             // search of this searcher that thread also maps the body index
-            // and checks its files (one stat each) before searching it.
+            // and checks its files (one `fstatat` each) before searching it.
             let (matcher, cache) = (&self.matcher, self.cache.as_ref());
             let knowledge = self.knowledge.as_deref();
             let loaded = self.body_index.get();
@@ -683,8 +689,13 @@ impl IndexBackend<'_> {
             if let (Some(hits), Some(Some(index))) = (hits, self.body_index.get()) {
                 // Levelled L2/L3 keywords are also looked for literally in
                 // the section text the body index keeps.
-                let text = query.question.is_none().then(|| literal(query, index));
-                return self.fused(query, cut, outcome, body, hits, text);
+                let text = query
+                    .question
+                    .is_none()
+                    .then(|| crate::timings::time("literal scan", || literal(query, index)));
+                return crate::timings::time("fuse", || {
+                    self.fused(query, cut, outcome, body, hits, text)
+                });
             }
         }
         let outcome = self.matcher.search(query, scoring, cut, min_score);
