@@ -212,44 +212,20 @@ pub(crate) fn fingerprint<'f>(files: impl IntoIterator<Item = &'f str>, knowledg
 }
 
 /// Reads knowledge files' size and modification time (nanoseconds since the
-/// epoch, 0 before it). On Unix each file's status is read relative to its
-/// directory, opened once for a run of files in it (the files come sorted):
-/// a whole-path `stat` spent about half its time walking the path again.
+/// epoch, 0 before it). Reading each file's status relative to its
+/// directory (`fstatat`) measured 1.87 -> 1.58 ms per fulltext search: not a
+/// difference a user sees, so the portable whole-path `metadata` stays.
 struct Stats<'k> {
     knowledge: &'k Path,
-    /// The directory part of the last file, and that directory if it opened.
-    #[cfg(unix)]
-    dir: Option<(String, Option<rustix::fd::OwnedFd>)>,
 }
 
 impl<'k> Stats<'k> {
     fn new(knowledge: &'k Path) -> Self {
-        Self {
-            knowledge,
-            #[cfg(unix)]
-            dir: None,
-        }
+        Self { knowledge }
     }
 
     /// The size and modification time of `file` (a path relative to the
     /// knowledge directory, `/`-separated), if it can be read.
-    #[cfg(unix)]
-    fn of(&mut self, file: &str) -> Option<(u64, u128)> {
-        use rustix::fs::{AtFlags, Mode, OFlags};
-        let (dir, name) = file.rsplit_once('/').unwrap_or(("", file));
-        if self.dir.as_ref().is_none_or(|(last, _)| last != dir) {
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            let fd = rustix::fs::open(self.knowledge.join(dir), flags, Mode::empty()).ok();
-            self.dir = Some((dir.to_owned(), fd));
-        }
-        let fd = self.dir.as_ref()?.1.as_ref()?;
-        let stat = rustix::fs::statat(fd, name, AtFlags::empty()).ok()?;
-        let modified = u128::try_from(stat.st_mtime)
-            .map_or(0, |s| s * 1_000_000_000 + stat.st_mtime_nsec as u128);
-        Some((stat.st_size as u64, modified))
-    }
-
-    #[cfg(not(unix))]
     fn of(&mut self, file: &str) -> Option<(u64, u128)> {
         let meta = std::fs::metadata(self.knowledge.join(file)).ok()?;
         let modified = meta
@@ -1336,9 +1312,8 @@ mod tests {
         assert_eq!(hits.first().map(|h| h.row), Some(1), "{hits:?}");
     }
 
-    /// The fingerprint reads each file relative to its directory: an edit,
-    /// a removal or a new file is seen in any directory, including after a
-    /// run of files in another one.
+    /// The fingerprint sees an edit, a new modification time, a removal or
+    /// a new file in any directory.
     #[test]
     fn fingerprint_sees_every_file_change() {
         let dir = tempfile::tempdir().expect("temp dir");

@@ -663,7 +663,7 @@ impl IndexBackend<'_> {
             // The two stages read different indexes: the body stage runs on a
             // second thread while the index pass runs here. On the first
             // search of this searcher that thread also maps the body index
-            // and checks its files (one `fstatat` each) before searching it.
+            // and checks its files (one status read each) before searching it.
             let (matcher, cache) = (&self.matcher, self.cache.as_ref());
             let knowledge = self.knowledge.as_deref();
             let loaded = self.body_index.get();
