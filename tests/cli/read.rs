@@ -26,6 +26,16 @@ fn read_section_json() {
         "knowledge/linked.json",
         r#"{"title": "Linked", "official_doc_urls": ["https://example.org/doc"], "sections": [{"id": "s1", "title": "First", "content": "本文です。\nSecond line."}]}"#,
     );
+    // The copied index must not look older than the new file (file times
+    // within one clock tick decided that before): the error below does not
+    // blame the index.
+    std::fs::File::options()
+        .write(true)
+        .open(sandbox.path("knowledge/linked.json"))
+        .and_then(|f| {
+            f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(86_400))
+        })
+        .expect("set the file's time");
     let run = sandbox
         .run(&["read", "--format", "json", "linked.json#s1"])
         .success();
