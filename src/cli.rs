@@ -964,7 +964,7 @@ fn run_build(
         {
             let knowledge = config.body.then_some(options.knowledge.as_path());
             if let Err(e) = cache.prime(&target, &built.text, knowledge) {
-                let warning = format!("search cache not written: {e}");
+                let warning = e.to_string();
                 if !json {
                     writeln!(err, "warning: {warning}").map_err(stdio)?;
                 }
