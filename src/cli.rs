@@ -524,7 +524,7 @@ pub(crate) struct BuildArgs {
     /// Write nothing; exit 0 if the index is up to date, 1 with a diff if stale.
     #[arg(long)]
     pub(crate) check: bool,
-    /// Do not write the search cache entry of the index (by default the build writes it, so the first search does not build it).
+    /// Do not write the search cache entries of the index (by default the build writes them, so the first search does not build them).
     #[arg(long)]
     pub(crate) no_cache: bool,
     /// Print nothing but errors and warnings.

@@ -239,6 +239,38 @@ mod tests {
         Ok(())
     }
 
+    /// `prime` (what `kbidx build` runs) writes both entries once; a search then only maps them.
+    #[test]
+    fn primed_entries_are_written_once_and_used() -> Result<()> {
+        let dir = io(tempfile::tempdir())?;
+        let knowledge = dir.path().join("k");
+        io(std::fs::create_dir_all(&knowledge))?;
+        io(std::fs::write(
+            knowledge.join("a.json"),
+            r#"{"index":[{"id":"x","hints":["paging"]}],"sections":{"x":"paging text"}}"#,
+        ))?;
+        let cache = Cache::new(dir.path().join("cache"));
+        let index = dir.path().join("i.toon");
+        let text = "sections[1]{reference,hints}:\n  a.json#x,paging\n";
+        io(std::fs::write(&index, text))?;
+        let primes = [
+            (None, true),              // the word entry only
+            (None, false),             // valid: nothing to write
+            (Some(&*knowledge), true), // the body entry too
+            (Some(&*knowledge), false),
+        ];
+        for (i, (knowledge, writes)) in primes.into_iter().enumerate() {
+            assert_eq!(cache.prime(&index, text, knowledge)?, writes, "prime {i}");
+        }
+        let (_, hit) = cache.matcher(&index, Cow::Borrowed(text))?;
+        assert!(hit, "the search built the word entry again");
+        let body = cache
+            .body_entry(&index)
+            .and_then(|e| cached_body(&e, text_hash(text), &knowledge));
+        assert_eq!(body.map(|b| b.rows()), Some(1));
+        Ok(())
+    }
+
     #[test]
     fn unwritable_cache_directories_are_ignored() -> Result<()> {
         let dir = io(tempfile::tempdir())?;
