@@ -524,6 +524,9 @@ pub(crate) struct BuildArgs {
     /// Write nothing; exit 0 if the index is up to date, 1 with a diff if stale.
     #[arg(long)]
     pub(crate) check: bool,
+    /// Do not write the search cache entries of the index (by default the build writes them, so the first search does not build them).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
     /// Print nothing but errors and warnings.
     #[arg(long, short)]
     pub(crate) quiet: bool,
@@ -905,7 +908,7 @@ fn run_build(
     let limit = args
         .timeout
         .map_or(config.build_timeout, std::time::Duration::from_secs);
-    let built = build::build_within(&options, limit)?;
+    let mut built = build::build_within(&options, limit)?;
     let json = args.format == DocFormat::Json;
     if !json {
         for warning in &built.warnings {
@@ -948,10 +951,27 @@ fn run_build(
         }
     } else {
         let links = build::write(&links_target, &built.links_text)?;
-        match (build::write(&target, &built.text)?, links) {
+        let status = match (build::write(&target, &built.text)?, links) {
             (Written::Unchanged, Written::Unchanged) => (Status::Unchanged, None),
             _ => (Status::Written, None),
+        };
+        // The search cache entry the first search would build, written now
+        // (skipped when a valid one is there). It is rebuildable, so a
+        // failure is a warning and the build still succeeds.
+        if let Some(cache) = (config.cache && !args.no_cache)
+            .then(Cache::from_env)
+            .flatten()
+        {
+            let knowledge = config.body.then_some(options.knowledge.as_path());
+            if let Err(e) = cache.prime(&target, &built.text, knowledge) {
+                let warning = e.to_string();
+                if !json {
+                    writeln!(err, "warning: {warning}").map_err(stdio)?;
+                }
+                built.warnings.push(warning);
+            }
         }
+        status
     };
     let code = u8::from(diff.is_some());
     if json {

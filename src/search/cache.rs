@@ -21,6 +21,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::Result;
 use crate::index::file::IndexFile;
+use crate::search::body::BodyIndex;
 use crate::search::{Matcher, WordIndex, text_hash};
 
 /// Entries kept in the cache directory (the least recently written go first).
@@ -76,10 +77,7 @@ impl Cache {
     ) -> Result<(Matcher<'a>, bool)> {
         let hash = text_hash(&text);
         let entry = self.entry(path);
-        if let Some(entry) = &entry
-            && let Ok(file) = IndexFile::open(entry)
-            && let Some(words) = WordIndex::from_file(file, hash, &text)
-        {
+        if let Some(words) = entry.as_deref().and_then(|e| cached_words(e, hash, &text)) {
             return Ok((Matcher::from_words(path, text, words), true));
         }
         let matcher = Matcher::from_text_with_words(path, text, hash)?;
@@ -93,6 +91,44 @@ impl Cache {
     /// The body-index entry for the index file `path` (see `body`).
     pub(crate) fn body_entry(&self, path: &Path) -> Option<PathBuf> {
         self.entry(path).map(|e| e.with_extension(BODY_EXTENSION))
+    }
+
+    /// Writes the entries the first search of the index file `path` would
+    /// write, unless valid ones are there: its word index (`text` is the
+    /// file's contents) and, given the knowledge directory `knowledge` (the
+    /// body stage is on), its body index. `kbidx build` calls this so that no
+    /// search builds a cache. Says whether anything was written; an entry that
+    /// cannot be stored is an error, which `build` reports as a warning only.
+    pub(crate) fn prime(&self, path: &Path, text: &str, knowledge: Option<&Path>) -> Result<bool> {
+        let io = |e| crate::Error::io(&self.dir, "cannot write the search cache", e);
+        let entry = self.entry(path).ok_or_else(|| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("cannot resolve {}", path.display()),
+            ))
+        })?;
+        let hash = text_hash(text);
+        let mut wrote = false;
+        let matcher = match cached_words(&entry, hash, text) {
+            Some(words) => Matcher::from_words(path, Cow::Borrowed(text), words),
+            None => {
+                let matcher = Matcher::from_text_with_words(path, Cow::Borrowed(text), hash)?;
+                if let Some(words) = matcher.words() {
+                    self.store(&entry, words.as_bytes()).map_err(io)?;
+                    wrote = true;
+                }
+                matcher
+            }
+        };
+        if let Some(knowledge) = knowledge {
+            let body_entry = entry.with_extension(BODY_EXTENSION);
+            if cached_body(&body_entry, hash, knowledge).is_none() {
+                let body = BodyIndex::build(&matcher.entries(), knowledge, hash);
+                self.store(&body_entry, body.as_bytes()).map_err(io)?;
+                wrote = true;
+            }
+        }
+        Ok(wrote)
     }
 
     pub(crate) fn store(&self, entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -131,6 +167,18 @@ impl Cache {
             let _ = std::fs::remove_file(path);
         }
     }
+}
+
+/// The word index stored in `entry`, if it is valid for the index text `text` (hash `hash`).
+fn cached_words(entry: &Path, hash: u128, text: &str) -> Option<WordIndex> {
+    WordIndex::from_file(IndexFile::open(entry).ok()?, hash, text)
+}
+
+/// The body index stored in `entry`, if it is valid for the index text hash
+/// `hash` and the files of `knowledge` as they are now.
+pub(crate) fn cached_body(entry: &Path, hash: u128, knowledge: &Path) -> Option<BodyIndex> {
+    let file = crate::timings::time("body map", || IndexFile::open(entry)).ok()?;
+    BodyIndex::from_file(file, hash, knowledge)
 }
 
 /// Checks the index text `text` (of the file `path`) and prepares it for
@@ -188,6 +236,38 @@ mod tests {
         io(std::fs::write(&entry, b"KBIDXWI\0garbage"))?;
         assert_eq!(search(new)?, (vec![1], false));
         assert_eq!(search(new)?, (vec![1], true));
+        Ok(())
+    }
+
+    /// `prime` (what `kbidx build` runs) writes both entries once; a search then only maps them.
+    #[test]
+    fn primed_entries_are_written_once_and_used() -> Result<()> {
+        let dir = io(tempfile::tempdir())?;
+        let knowledge = dir.path().join("k");
+        io(std::fs::create_dir_all(&knowledge))?;
+        io(std::fs::write(
+            knowledge.join("a.json"),
+            r#"{"index":[{"id":"x","hints":["paging"]}],"sections":{"x":"paging text"}}"#,
+        ))?;
+        let cache = Cache::new(dir.path().join("cache"));
+        let index = dir.path().join("i.toon");
+        let text = "sections[1]{reference,hints}:\n  a.json#x,paging\n";
+        io(std::fs::write(&index, text))?;
+        let primes = [
+            (None, true),              // the word entry only
+            (None, false),             // valid: nothing to write
+            (Some(&*knowledge), true), // the body entry too
+            (Some(&*knowledge), false),
+        ];
+        for (i, (knowledge, writes)) in primes.into_iter().enumerate() {
+            assert_eq!(cache.prime(&index, text, knowledge)?, writes, "prime {i}");
+        }
+        let (_, hit) = cache.matcher(&index, Cow::Borrowed(text))?;
+        assert!(hit, "the search built the word entry again");
+        let body = cache
+            .body_entry(&index)
+            .and_then(|e| cached_body(&e, text_hash(text), &knowledge));
+        assert_eq!(body.map(|b| b.rows()), Some(1));
         Ok(())
     }
 

@@ -20,7 +20,6 @@ use super::fallback::{self, Corpus, Pass, Status};
 use super::score::{Hit, SearchMode};
 use super::{Diversity, Hierarchy, Matcher, Outcome, Query, Scoring};
 use crate::error::{Error, Result};
-use crate::index::file::IndexFile;
 use crate::index::model::split_reference;
 use crate::knowledge::content::Library;
 use crate::rank::{self, Ranked};
@@ -31,9 +30,9 @@ use crate::rank::{self, Ranked};
 fn load_body(matcher: &Matcher<'_>, cache: Option<&Cache>, knowledge: &Path) -> BodyIndex {
     let hash = matcher.text_hash();
     let entry = cache.and_then(|c| c.body_entry(matcher.path()));
-    if let Some(entry) = &entry
-        && let Ok(file) = crate::timings::time("body map", || IndexFile::open(entry))
-        && let Some(index) = BodyIndex::from_file(file, hash, knowledge)
+    if let Some(index) = entry
+        .as_deref()
+        .and_then(|e| super::cache::cached_body(e, hash, knowledge))
     {
         return index;
     }

@@ -173,6 +173,99 @@ fn build_check_missing_index() {
     insta::assert_snapshot!("check_missing_index", run.transcript());
 }
 
+/// The cache directory's entries with their modification times, sorted.
+fn cache_entries(sandbox: &Sandbox) -> Vec<(String, std::time::SystemTime)> {
+    let Ok(read) = std::fs::read_dir(sandbox.path(".cache")) else {
+        return Vec::new();
+    };
+    let mut entries: Vec<_> = read
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, e.metadata().unwrap().modified().unwrap())
+        })
+        .collect();
+    entries.sort();
+    entries
+}
+
+/// `kbidx build` writes the search cache entries (word and body index) the
+/// first search would build, so that search only maps them; a rebuild of an
+/// unchanged index leaves valid entries alone.
+#[test]
+fn build_writes_the_search_cache_for_the_first_search() {
+    let sandbox = Sandbox::new().with_fixture_knowledge().with_built_index();
+    let built = cache_entries(&sandbox);
+    let mut kinds: Vec<&str> = built
+        .iter()
+        .map(|(name, _)| name.rsplit('.').next().unwrap())
+        .collect();
+    kinds.sort_unstable();
+    assert_eq!(kinds, ["kbidx-body", "kbidx-words"], "{built:?}");
+    // Make any rewrite visible in the modification times.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+
+    let args = ["search", "--format", "json", "辞書の設定"];
+    let mut first = sandbox.command(&args);
+    let first = first.env("KBIDX_TIMINGS", "1").output().unwrap();
+    assert!(first.status.success());
+    let timings = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        timings.contains("body map") && !timings.contains("body build"),
+        "the first search built the cache: {timings}"
+    );
+    assert_eq!(
+        cache_entries(&sandbox),
+        built,
+        "the search rewrote an entry"
+    );
+    let uncached = sandbox.run(&with_no_cache(&args)).success();
+    assert_eq!(String::from_utf8_lossy(&first.stdout), uncached.stdout);
+
+    sandbox.run(&["build", "--quiet"]).success();
+    assert_eq!(cache_entries(&sandbox), built, "a valid entry was rebuilt");
+}
+
+fn with_no_cache<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut args = args.to_vec();
+    args.push("--no-cache");
+    args
+}
+
+/// `build --check` writes nothing, the search cache included; nor does
+/// `build --no-cache` or `cache = false` write it.
+#[test]
+fn build_check_and_no_cache_write_no_search_cache() {
+    let sandbox = Sandbox::new().with_fixture_knowledge();
+    sandbox.run(&["build", "--quiet", "--no-cache"]).success();
+    assert!(sandbox.path("index/index.toon").exists());
+    sandbox.run(&["build", "--check", "--quiet"]).success();
+    assert_eq!(cache_entries(&sandbox), [], "a cache was written");
+    sandbox.write("kbidx.toml", "cache = false\n");
+    sandbox.run(&["build", "--quiet"]).success();
+    assert_eq!(cache_entries(&sandbox), [], "a cache was written");
+}
+
+/// A search cache directory that cannot be written costs a warning, not the build.
+#[test]
+fn build_with_an_unwritable_search_cache_still_succeeds() {
+    let sandbox = Sandbox::new()
+        .with_fixture_knowledge()
+        .with_file("blocker", "not a directory");
+    let output = sandbox
+        .command(&["build"])
+        .env("KBIDX_CACHE_DIR", sandbox.path("blocker/cache"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("warning: ") && stderr.contains("cannot write the search cache"),
+        "{stderr}"
+    );
+    assert!(sandbox.path("index/index.toon").exists());
+}
+
 #[test]
 fn build_check_with_bad_knowledge_is_an_error_not_stale() {
     let sandbox = Sandbox::new()
