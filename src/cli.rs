@@ -886,10 +886,6 @@ fn run_search(options: &Request, searcher: &Searcher<'_>, out: &mut dyn Write) -
     Ok(if report.results.is_empty() { 1 } else { 0 })
 }
 
-/// Long on purpose: one command's sequence over the same built index
-/// (warnings, left-out note, links file before the index, `--check`, then the
-/// JSON or text message), each step a few lines that read what the one before made.
-
 /// The most knowledge (bytes of the files the index was built from) for
 /// which `kbidx build` also writes the body-index cache entry (docs/commands.md).
 const BUILD_BODY_CACHE_BYTES: u64 = 64 * 1024 * 1024;
@@ -910,6 +906,9 @@ fn knowledge_bytes(index: &crate::index::model::Index, knowledge: &std::path::Pa
         .sum()
 }
 
+/// Long on purpose: one command's sequence over the same built index
+/// (warnings, left-out note, links file before the index, `--check`, then the
+/// JSON or text message), each step a few lines that read what the one before made.
 fn run_build(
     config: &Config,
     args: BuildArgs,
