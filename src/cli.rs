@@ -886,26 +886,6 @@ fn run_search(options: &Request, searcher: &Searcher<'_>, out: &mut dyn Write) -
     Ok(if report.results.is_empty() { 1 } else { 0 })
 }
 
-/// The most knowledge (bytes of the files the index was built from) for
-/// which `kbidx build` also writes the body-index cache entry (docs/commands.md).
-const BUILD_BODY_CACHE_BYTES: u64 = 64 * 1024 * 1024;
-
-/// The total size of the knowledge files `index`'s rows come from.
-fn knowledge_bytes(index: &crate::index::model::Index, knowledge: &std::path::Path) -> u64 {
-    let mut files: Vec<&str> = index
-        .entries
-        .iter()
-        .map(|e| crate::index::model::split_reference(&e.reference).0)
-        .collect();
-    files.sort_unstable();
-    files.dedup();
-    files
-        .iter()
-        .filter_map(|f| std::fs::metadata(knowledge.join(f)).ok())
-        .map(|m| m.len())
-        .sum()
-}
-
 /// Long on purpose: one command's sequence over the same built index
 /// (warnings, left-out note, links file before the index, `--check`, then the
 /// JSON or text message), each step a few lines that read what the one before made.
@@ -982,12 +962,7 @@ fn run_build(
             .then(Cache::from_env)
             .flatten()
         {
-            // The body entry only up to BUILD_BODY_CACHE_BYTES of knowledge
-            // files: building it takes about 25 times the text in memory,
-            // which a build (a pre-commit hook) must not need for a huge
-            // knowledge base; above the cap the first search builds it.
-            let small = knowledge_bytes(&built.index, &options.knowledge) <= BUILD_BODY_CACHE_BYTES;
-            let knowledge = (config.body && small).then_some(options.knowledge.as_path());
+            let knowledge = config.body.then_some(options.knowledge.as_path());
             if let Err(e) = cache.prime(&target, &built.text, knowledge) {
                 let warning = e.to_string();
                 if !json {

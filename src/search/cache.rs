@@ -96,8 +96,9 @@ impl Cache {
     /// Writes the entries the first search of the index file `path` would
     /// write, unless valid ones are there: its word index (`text` is the
     /// file's contents) and, given the knowledge directory `knowledge` (the
-    /// body stage is on), its body index. `kbidx build` calls this so that no
-    /// search builds a cache. Says whether anything was written; an entry that
+    /// body stage is on), its body index when the knowledge is at most
+    /// [`PRIME_BODY_BYTES`]. `kbidx build` calls this so that no search
+    /// builds a cache. Says whether anything was written; an entry that
     /// cannot be stored is an error, which `build` reports as a warning only.
     pub(crate) fn prime(&self, path: &Path, text: &str, knowledge: Option<&Path>) -> Result<bool> {
         let io = |e| crate::Error::io(&self.dir, "cannot write the search cache", e);
@@ -122,8 +123,11 @@ impl Cache {
         };
         if let Some(knowledge) = knowledge {
             let body_entry = entry.with_extension(BODY_EXTENSION);
-            if cached_body(&body_entry, hash, knowledge).is_none() {
-                let body = BodyIndex::build(&matcher.entries(), knowledge, hash);
+            let entries = matcher.entries();
+            if knowledge_bytes(&entries, knowledge) <= PRIME_BODY_BYTES
+                && cached_body(&body_entry, hash, knowledge).is_none()
+            {
+                let body = BodyIndex::build(&entries, knowledge, hash);
                 self.store(&body_entry, body.as_bytes()).map_err(io)?;
                 wrote = true;
             }
@@ -167,6 +171,22 @@ impl Cache {
             let _ = std::fs::remove_file(path);
         }
     }
+}
+
+/// The most knowledge (bytes of the files an index's rows come from) for
+/// which [`Cache::prime`] writes the body entry: building it takes about 25
+/// times the text in memory, which a build (a pre-commit hook) must not need
+/// for a huge knowledge base; above it the first search builds the entry
+/// (docs/commands.md, `build`).
+const PRIME_BODY_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The total size of the knowledge files `entries` come from.
+fn knowledge_bytes(entries: &[crate::index::model::EntryRef<'_>], knowledge: &Path) -> u64 {
+    crate::search::body::files(entries)
+        .iter()
+        .filter_map(|f| std::fs::metadata(knowledge.join(f)).ok())
+        .map(|m| m.len())
+        .sum()
 }
 
 /// The word index stored in `entry`, if it is valid for the index text `text` (hash `hash`).

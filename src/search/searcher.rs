@@ -477,7 +477,8 @@ impl<'a> Searcher<'a> {
     /// [`Self::search`] for `top` (which sets how deep each stage looks),
     /// returning up to `cut` results: the first `top` are those `search`
     /// returns, in its order, so that diversity's refill does not reorder
-    /// what it keeps.
+    /// what it keeps. Path weights (default scoring) re-rank the backend's
+    /// candidates as deep as its stages look before the cut.
     fn search_deep(
         &self,
         query: &Query,
