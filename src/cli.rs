@@ -583,6 +583,16 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                 if let Some(e) = open_error {
                     return Err(e);
                 }
+                // Meanwhile this thread maps and checks the body index's cache
+                // entry (its checksum, and one status read per knowledge file):
+                // the largest fixed cost of a search, which needs only the
+                // index's path, not its text.
+                let body = match (&cache, &options.body, options.scoring) {
+                    (Some(cache), Some(_), Scoring::Default) => {
+                        crate::search::cache::prefetch_body(cache, &index, &options.knowledge)
+                    }
+                    _ => None,
+                };
                 let matcher = match prepare.map(std::thread::ScopedJoinHandle::join) {
                     Some(Ok(matcher)) => matcher?,
                     // Preparing does not panic on any input; if it did, re-raise it here.
@@ -599,7 +609,8 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                     },
                     Some(options.knowledge.clone()),
                 )
-                .with_cache(cache.clone());
+                .with_cache(cache.clone())
+                .with_body_index(body);
                 let code = run_search(&options, &searcher, out)?;
                 if let Some(line) = crate::timings::line(started) {
                     writeln!(err, "{line}").map_err(stdio)?;

@@ -198,7 +198,17 @@ fn cached_words(entry: &Path, hash: u128, text: &str) -> Option<WordIndex> {
 /// `hash` and the files of `knowledge` as they are now.
 pub(crate) fn cached_body(entry: &Path, hash: u128, knowledge: &Path) -> Option<BodyIndex> {
     let file = crate::timings::time("body map", || IndexFile::open(entry)).ok()?;
-    BodyIndex::from_file(file, hash, knowledge)
+    BodyIndex::from_file(file, Some(hash), knowledge)
+}
+
+/// The body index `cache` holds for the index file `path`, if the files of
+/// `knowledge` are unchanged, whatever index text it was built for: a search
+/// maps and checks it while the index itself is read, then keeps it only if
+/// [`BodyIndex::built_for`] that index's text.
+pub(crate) fn prefetch_body(cache: &Cache, path: &Path, knowledge: &Path) -> Option<BodyIndex> {
+    let entry = cache.body_entry(path)?;
+    let file = crate::timings::time("body map", || IndexFile::open(&entry)).ok()?;
+    BodyIndex::from_file(file, None, knowledge)
 }
 
 /// Checks the index text `text` (of the file `path`) and prepares it for

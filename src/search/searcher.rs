@@ -363,6 +363,19 @@ impl<'a> Searcher<'a> {
         self
     }
 
+    /// Uses `body`, a body index mapped and checked ahead (see
+    /// [`super::cache::prefetch_body`]), when it was built for this index's
+    /// text; otherwise the first search loads one as usual.
+    pub(crate) fn with_body_index(self, body: Option<BodyIndex>) -> Self {
+        if let (Backend::Index(index), Some(body)) = (&self.backend, body)
+            && body.built_for(index.matcher.text_hash())
+            && index.body_possible(Scoring::Default)
+        {
+            let _ = index.body_index.set(Some(body));
+        }
+        self
+    }
+
     /// The prepared index (`None` for PostgreSQL).
     pub fn matcher(&self) -> Option<&Matcher<'a>> {
         match &self.backend {

@@ -262,6 +262,57 @@ fn search_body_stage_finds_text_only_in_section_bodies() {
     );
 }
 
+/// A search checks the body index it maps ahead against the knowledge files
+/// as they are now: section text edited after `kbidx build` (the index
+/// itself unchanged) reaches the body stage of the next search, and an
+/// unchanged file's text is still found from the build's cache entry.
+#[test]
+fn search_body_stage_sees_text_edited_after_the_build() {
+    let sandbox = Sandbox::new().with_repo_knowledge().with_built_index();
+    let before = sandbox.run(&["search", "--format", "json", "zyxwvut"]);
+    assert_eq!(before.code, 1, "{}", before.stdout);
+    let file = "knowledge/reference/scoring.json";
+    let text = sandbox.read_to_string(file);
+    assert!(
+        text.contains("kbidx has two scoring modes"),
+        "{file} changed"
+    );
+    sandbox.write(
+        file,
+        text.replacen(
+            "kbidx has two scoring modes",
+            "kbidx has two zyxwvut modes",
+            1,
+        ),
+    );
+    let after = sandbox
+        .run(&["search", "--format", "json", "zyxwvut"])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&after.stdout).unwrap();
+    assert_eq!(
+        doc["results"][0]["reference"], "reference/scoring.json#overview",
+        "{}",
+        after.stdout
+    );
+    let unchanged = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--top",
+            "5",
+            "Is unicode text turned lowercase?",
+        ])
+        .success();
+    assert!(
+        unchanged
+            .stdout
+            .contains("reference/scoring.json#normalization"),
+        "{}",
+        unchanged.stdout
+    );
+}
+
 /// With `--no-body`, the full-text fallback scores section text when the index pass is unsure.
 #[test]
 fn search_fallback_finds_text_only_in_section_bodies() {
