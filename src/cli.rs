@@ -555,14 +555,21 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
         }
         Command::Search(args) => {
             let started = std::time::Instant::now();
-            // The index is opened, checked and prepared (or its cache entry
-            // loaded) on a second thread while the query is resolved (keywords
-            // file, question tokenisation): each takes about a millisecond and
-            // neither needs the other. Query errors are still reported first.
+            // Three jobs that take about a millisecond each and need none of
+            // the others run at once: the index is opened, checked and
+            // prepared (or its cache entry loaded) on one thread; the body
+            // index's cache entry is mapped and checked (its checksum, and one
+            // status read per knowledge file: the largest fixed cost of a
+            // search, needing only the index's path) on another; the query is
+            // resolved (keywords file, question tokenisation) here. Query
+            // errors are still reported first.
             let index = args.index.clone().unwrap_or_else(|| config.index.clone());
             let cache = (config.cache && !args.no_cache)
                 .then(Cache::from_env)
                 .flatten();
+            let knowledge = Request::knowledge(&config, &args);
+            let body_on =
+                args.body.resolve(&config).is_some() && args.scoring == ScoringArg::Default;
             let (file, open_error) = match IndexFile::open(&index) {
                 Ok(file) => (Some(file), None),
                 Err(e) => (None, Some(e)),
@@ -579,20 +586,16 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                         })
                     })
                 });
-                let options = Request::resolve(&config, args)?;
+                let prefetch = cache.as_ref().filter(|_| body_on).map(|cache| {
+                    scope.spawn(|| crate::search::cache::prefetch_body(cache, &index, &knowledge))
+                });
+                let options = crate::timings::time("query", || Request::resolve(&config, args))?;
                 if let Some(e) = open_error {
                     return Err(e);
                 }
-                // Meanwhile this thread maps and checks the body index's cache
-                // entry (its checksum, and one status read per knowledge file):
-                // the largest fixed cost of a search, which needs only the
-                // index's path, not its text.
-                let body = match (&cache, &options.body, options.scoring) {
-                    (Some(cache), Some(_), Scoring::Default) => {
-                        crate::search::cache::prefetch_body(cache, &index, &options.knowledge)
-                    }
-                    _ => None,
-                };
+                // Checking an entry does not panic on any input; if it did, re-raise it here.
+                let body = prefetch
+                    .and_then(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
                 let matcher = match prepare.map(std::thread::ScopedJoinHandle::join) {
                     Some(Ok(matcher)) => matcher?,
                     // Preparing does not panic on any input; if it did, re-raise it here.
@@ -672,8 +675,16 @@ fn run_pg_push(config: &Config, args: PgPushArgs, out: &mut dyn Write) -> Result
 }
 
 impl Request {
+    /// The knowledge directory a search reads: `--knowledge`, else `kbidx.toml`'s.
+    fn knowledge(config: &Config, args: &SearchArgs) -> PathBuf {
+        args.knowledge
+            .clone()
+            .unwrap_or_else(|| config.knowledge.clone())
+    }
+
     /// Resolves flags, `kbidx.toml` and the keywords file into typed options.
     pub(crate) fn resolve(config: &Config, args: SearchArgs) -> Result<Self> {
+        let knowledge = Self::knowledge(config, &args);
         let mut levels = LevelledKeywords {
             l1: args.l1,
             l2: args.l2,
@@ -734,7 +745,7 @@ impl Request {
         };
         Ok(Self {
             query,
-            knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
+            knowledge,
             scoring: match args.scoring {
                 ScoringArg::Default => Scoring::Default,
                 ScoringArg::Seed => Scoring::Seed,
