@@ -63,6 +63,11 @@ pub(crate) struct Report {
     pub search_mode: Option<SearchModeRow>,
     /// What the full-text fallback did: `off`, `not needed`, `no knowledge directory` or `ran`.
     pub fallback: &'static str,
+    /// What of the ranking did not run, for people (the knowledge over
+    /// `body_limit`, see `search::limit`); absent when nothing was left out.
+    /// `kbidx search` also prints each on stderr.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// For `--explain`: why the fallback ran or not.
     #[serde(skip)]
     pub fallback_note: String,
@@ -440,6 +445,7 @@ impl Report {
                 reason: m.reason.clone(),
             }),
             fallback: fallback::Status::Off.as_str(),
+            notes: Vec::new(),
             fallback_note: String::new(),
             suggest: Vec::new(),
             confidence: Confidence::default(),
