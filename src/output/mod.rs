@@ -61,7 +61,8 @@ pub(crate) struct Report {
     /// With the two-pass search on: the mode that ran (`hierarchical` or `flat`) and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search_mode: Option<SearchModeRow>,
-    /// What the full-text fallback did: `off`, `not needed`, `no knowledge directory` or `ran`.
+    /// What the full-text fallback did: `off`, `not needed`, `no knowledge
+    /// directory`, `over body_limit` or `ran`.
     pub fallback: &'static str,
     /// What of the ranking did not run, for people (the knowledge over
     /// `body_limit`, see `search::limit`); absent when nothing was left out.

@@ -972,6 +972,10 @@ impl IndexBackend<'_> {
             pass.status = Status::NoKnowledge;
             return pass;
         };
+        if self.corpus.get().is_none() && self.oversize().is_some() {
+            pass.status = Status::TooLarge;
+            return pass;
+        }
         let corpus = self
             .corpus
             .get_or_init(|| Corpus::load(&self.matcher.entries(), knowledge));
