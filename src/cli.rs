@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::error::{Error, Result, display};
 use crate::eval::{self, Method, Mode};
 use crate::index::file::IndexFile;
-use crate::index::model::{EntryRef, Index};
+use crate::index::model::Index;
 use crate::index::toon;
 use crate::knowledge::content::Library;
 use crate::output::Format;
@@ -839,8 +839,8 @@ fn run_eval(
     // Eval's searcher uses no search cache: over the cap its questions are
     // ranked on the index alone (see `search::limit`), said once here.
     if settings.body.is_some() || settings.fallback.enabled {
-        let entries: Vec<EntryRef<'_>> = index.entries.iter().map(EntryRef::from).collect();
-        if let Some(over) = crate::search::limit::check(&entries, &knowledge, config.body_limit) {
+        let references = index.entries.iter().map(|e| &e.reference);
+        if let Some(over) = crate::search::limit::check(references, &knowledge, config.body_limit) {
             writeln!(err, "note: {over}").map_err(stdio)?;
         }
     }

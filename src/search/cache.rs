@@ -132,7 +132,12 @@ impl Cache {
             let body_entry = entry.with_extension(BODY_EXTENSION);
             let entries = matcher.entries();
             if cached_body(&body_entry, hash, knowledge).is_none()
-                && crate::search::limit::check(&entries, knowledge, limit).is_none()
+                && crate::search::limit::check(
+                    entries.iter().map(|e| &e.reference),
+                    knowledge,
+                    limit,
+                )
+                .is_none()
             {
                 let body = BodyIndex::build(&entries, knowledge, hash);
                 self.store(&body_entry, body.as_bytes()).map_err(io)?;

@@ -43,15 +43,28 @@ fn load_body(
     {
         return Ok(index);
     }
-    let entries = matcher.entries();
-    if let Some(over) = super::limit::check(&entries, knowledge, limit) {
+    if let Some(over) = over_limit(matcher, knowledge, limit) {
         return Err(over);
     }
-    let index = crate::timings::time("body build", || BodyIndex::build(&entries, knowledge, hash));
+    let index = crate::timings::time("body build", || {
+        BodyIndex::build(&matcher.entries(), knowledge, hash)
+    });
     if let (Some(cache), Some(entry)) = (cache, entry) {
         let _ = cache.store(&entry, index.as_bytes());
     }
     Ok(index)
+}
+
+/// Whether the knowledge `matcher`'s rows come from is over `limit` bytes.
+fn over_limit(matcher: &Matcher<'_>, knowledge: &Path, limit: u64) -> Option<Oversize> {
+    crate::timings::time("limit check", || {
+        let bytes = super::limit::knowledge_bytes_by_runs(
+            matcher.len(),
+            |row| matcher.reference(row),
+            knowledge,
+        );
+        (bytes > limit).then_some(Oversize { bytes, limit })
+    })
 }
 
 /// How deep each stage ranks for `top` results: a row one stage ranks low
@@ -686,30 +699,60 @@ impl IndexBackend<'_> {
 
     /// Whether the knowledge is over the cap (one status read per file, the first time).
     fn oversize(&self) -> Option<Oversize> {
-        *self.oversize.get_or_init(|| {
-            let knowledge = self.knowledge.as_deref()?;
-            super::limit::check(&self.matcher.entries(), knowledge, self.limit)
-        })
+        *self
+            .oversize
+            .get_or_init(|| over_limit(&self.matcher, self.knowledge.as_deref()?, self.limit))
     }
 
     /// Whether the body stage may run: its index is loaded, or may be (a
     /// cache entry exists: the body stage's thread maps and checks it), or
-    /// may be built (the knowledge is within the cap). Decided before the
-    /// index pass, so that a search over the cap runs that pass once, at
-    /// the depth the index pass alone ranks to.
-    fn body_allowed(&self) -> bool {
+    /// may be built (the knowledge is within the cap); `None` while the
+    /// knowledge has not been measured against the cap.
+    fn body_allowed(&self) -> Option<bool> {
         if let Some(loaded) = self.body_index.get() {
-            return loaded.is_some();
+            return Some(loaded.is_some());
         }
         let entry = self
             .cache
             .as_ref()
             .and_then(|c| c.body_entry(self.matcher.path()));
-        if entry.is_some_and(|e| e.is_file()) || self.oversize().is_none() {
-            return true;
+        if entry.is_some_and(|e| e.is_file()) {
+            return Some(true);
         }
-        let _ = self.body_index.set(None);
-        false
+        let over = self.oversize.get()?;
+        if over.is_some() {
+            let _ = self.body_index.set(None);
+        }
+        Some(over.is_none())
+    }
+
+    /// The index pass alone at depth `cut`, with the knowledge measured
+    /// against the cap on a second thread meanwhile (a status read per file
+    /// and every row's reference: at a million rows as long as the pass):
+    /// the outcome when the knowledge is over the cap, else `None` (the body
+    /// index is built next, and the pass run at the body stage's depth).
+    fn measure_alongside(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        cut: usize,
+        min_score: Option<f64>,
+    ) -> Option<Outcome> {
+        let (matcher, knowledge, limit) = (&self.matcher, self.knowledge.as_deref(), self.limit);
+        let (over, outcome) = std::thread::scope(|scope| {
+            let worker = scope.spawn(move || knowledge.and_then(|k| over_limit(matcher, k, limit)));
+            let outcome = self.matcher.search(query, scoring, cut, min_score);
+            // Measuring does not panic; if it did, re-raise it here.
+            let over = worker
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (over, outcome)
+        });
+        let _ = self.oversize.set(over);
+        over.map(|_| {
+            let _ = self.body_index.set(None);
+            outcome
+        })
     }
 
     /// See [`Searcher::search_deep`].
@@ -721,9 +764,17 @@ impl IndexBackend<'_> {
         cut: usize,
         min_score: Option<f64>,
     ) -> Ranking {
+        let mut alone = None;
+        let mut allowed = || match self.body_allowed() {
+            Some(allowed) => allowed,
+            None => {
+                alone = self.measure_alongside(query, scoring, cut, min_score);
+                alone.is_none()
+            }
+        };
         if let Some(body) = self.body
             && self.body_possible(scoring)
-            && self.body_allowed()
+            && allowed()
         {
             let wide = stage_depth(top);
             let index_pass = || {
@@ -773,7 +824,7 @@ impl IndexBackend<'_> {
                 });
             }
         }
-        let outcome = self.matcher.search(query, scoring, cut, min_score);
+        let outcome = alone.unwrap_or_else(|| self.matcher.search(query, scoring, cut, min_score));
         let pass = self.fallback(scoring, &outcome, query, top);
         let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
         let fulltext_rows: Vec<usize> = pass.hits.iter().map(|h| h.row).collect();
