@@ -741,7 +741,9 @@ impl IndexBackend<'_> {
         let (matcher, knowledge, limit) = (&self.matcher, self.knowledge.as_deref(), self.limit);
         let (over, outcome) = std::thread::scope(|scope| {
             let worker = scope.spawn(move || knowledge.and_then(|k| over_limit(matcher, k, limit)));
-            let outcome = self.matcher.search(query, scoring, cut, min_score);
+            let outcome = crate::timings::time("index pass", || {
+                self.matcher.search(query, scoring, cut, min_score)
+            });
             // Measuring does not panic; if it did, re-raise it here.
             let over = worker
                 .join()
@@ -824,7 +826,11 @@ impl IndexBackend<'_> {
                 });
             }
         }
-        let outcome = alone.unwrap_or_else(|| self.matcher.search(query, scoring, cut, min_score));
+        let outcome = alone.unwrap_or_else(|| {
+            crate::timings::time("index pass", || {
+                self.matcher.search(query, scoring, cut, min_score)
+            })
+        });
         let pass = self.fallback(scoring, &outcome, query, top);
         let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
         let fulltext_rows: Vec<usize> = pass.hits.iter().map(|h| h.row).collect();
