@@ -5,7 +5,8 @@
 //! the index (row positions, folded cells or the cached word index) and scores
 //! rows with `score` (and `hierarchy`, the two-pass file → section blend);
 //! `fallback` scores section text when the index pass is unsure; `cache`
-//! keeps word indexes between processes; `suggest` proposes words for a
+//! keeps word indexes between processes; `limit` caps the knowledge size for
+//! which the body index is built and the fallback runs; `suggest` proposes words for a
 //! second search; `weight` applies the maintainers' path weights; `bm25` is the reference method that
 //! `kbidx eval --scoring bm25` compares against.
 
