@@ -727,8 +727,8 @@ impl IndexBackend<'_> {
     }
 
     /// The index pass alone at depth `cut`, with the knowledge measured
-    /// against the cap on a second thread meanwhile (a status read per file
-    /// and every row's reference: at a million rows as long as the pass):
+    /// against the cap on a second thread meanwhile (a status read and a few
+    /// references per file: at a million rows about as long as the pass):
     /// the outcome when the knowledge is over the cap, else `None` (the body
     /// index is built next, and the pass run at the body stage's depth).
     fn measure_alongside(
