@@ -188,3 +188,57 @@ fn a_bad_body_limit_exits_2_naming_the_key() {
         }
     }
 }
+
+/// `kbidx mcp` says it once, in its log, and each search result carries the note.
+#[test]
+fn over_the_limit_mcp_says_so_once_in_its_log() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("kbidx.toml", "body_limit = 0\n");
+    let call = |id: u32| {
+        serde_json::json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": "search", "arguments": { "question": QUESTION } },
+        })
+        .to_string()
+    };
+    let input = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        call(1),
+        call(2),
+    ]
+    .join("\n");
+    let run = sandbox.run_with_stdin(&["mcp"], &format!("{input}\n"));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let notes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("over body_limit"))
+        .collect();
+    assert!(
+        notes.len() == 1 && is_note(&notes[0].replacen("kbidx mcp: ", "note: ", 1)),
+        "{}",
+        run.transcript()
+    );
+    let answers: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["id"] == 1 || v["id"] == 2)
+        .collect();
+    assert_eq!(answers.len(), 2, "{}", run.transcript());
+    for answer in answers {
+        let doc = &answer["result"]["structuredContent"];
+        assert_eq!(doc["notes"].as_array().map(Vec::len), Some(1), "{answer}");
+        assert_eq!(doc["fallback"], "over body_limit");
+    }
+    assert!(!sandbox.path(".cache").read_dir().is_ok_and(|mut d| {
+        d.any(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".kbidx-body")
+        })
+    }));
+}
