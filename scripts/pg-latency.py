@@ -8,8 +8,9 @@ The questions are 「{a}の{b}で{c}したい」 with a, b, c drawn (random seed
 Japanese words of scripts/gen-synthetic.py, the same list on every machine. Each question is
 timed as one `kbidx search … --format json` process (start, connection or index mapping,
 tokenising, output), on each side in turn, so both see the same machine load; prints p50 and
-p95 per side. `--index ''` times PostgreSQL only. The file side needs a warm search cache (run
-one search first: it builds the word and body caches). Docs: docs/postgres.md, "Scale".
+p95 per side. `--index ''` times PostgreSQL only. The file side uses the search cache `kbidx
+build` wrote (run it with the same KBIDX_CACHE_DIR): at this size the word entry only, since the
+knowledge is over `body_limit`. Docs: docs/postgres.md, "Scale".
 """
 import argparse
 import random

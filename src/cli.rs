@@ -551,7 +551,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
             let searcher =
                 Searcher::sections(Box::new(crate::pg::PgSearcher::open(&url, &schema)?))
                     .with_weights(config.weights.clone());
-            run_search(&options, &searcher, out)
+            run_search(&options, &searcher, out, err)
         }
         Command::Search(args) => {
             let started = std::time::Instant::now();
@@ -609,19 +609,20 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                         fallback: options.fallback,
                         body: options.body,
                         weights: config.weights.clone(),
+                        body_limit: config.body_limit,
                     },
                     Some(options.knowledge.clone()),
                 )
                 .with_cache(cache.clone())
                 .with_body_index(body);
-                let code = run_search(&options, &searcher, out)?;
+                let code = run_search(&options, &searcher, out, err)?;
                 if let Some(line) = crate::timings::line(started) {
                     writeln!(err, "{line}").map_err(stdio)?;
                 }
                 Ok(code)
             })
         }
-        Command::Eval(args) => run_eval(&config, args, out),
+        Command::Eval(args) => run_eval(&config, args, out, err),
         Command::Mcp(args) => {
             let input = std::io::stdin().lock();
             let options = crate::mcp::Options {
@@ -780,7 +781,12 @@ pub(crate) fn load_index(path: &std::path::Path) -> Result<Index> {
     toon::decode(path, crate::index::file::index_text(path, file.bytes())?)
 }
 
-fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> {
+fn run_eval(
+    config: &Config,
+    args: EvalArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
     let diversity = args.diversity.resolve()?;
     let pg = args.pg.url(args.index.as_deref());
     if pg.is_some() && args.expand > 0 {
@@ -845,6 +851,21 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             (built.index, built.links)
         }
     };
+    let settings = eval::Settings {
+        body: args.body.resolve(config),
+        hierarchy: args.hierarchy.resolve(config)?,
+        fallback: args.fallback.resolve(config),
+        weights: config.weights.clone(),
+        body_limit: config.body_limit,
+    };
+    // Eval's searcher uses no search cache: over the cap its questions are
+    // ranked on the index alone (see `search::limit`), said once here.
+    if settings.body.is_some() || settings.fallback.enabled {
+        let references = index.entries.iter().map(|e| &e.reference);
+        if let Some(over) = crate::search::limit::check(references, &knowledge, config.body_limit) {
+            writeln!(err, "note: {over}").map_err(stdio)?;
+        }
+    }
     let runs = eval::evaluate_with_links(
         &index,
         &links,
@@ -866,12 +887,7 @@ fn run_eval(config: &Config, args: EvalArgs, out: &mut dyn Write) -> Result<u8> 
             second_search: args.second_search,
         },
         &diversity,
-        eval::Settings {
-            body: args.body.resolve(config),
-            hierarchy: args.hierarchy.resolve(config)?,
-            fallback: args.fallback.resolve(config),
-            weights: config.weights.clone(),
-        },
+        settings,
     )?;
     write_eval(&args, &cases, runs, out)
 }
@@ -900,11 +916,19 @@ fn write_eval(
     Ok(0)
 }
 
-fn run_search(options: &Request, searcher: &Searcher<'_>, out: &mut dyn Write) -> Result<u8> {
+fn run_search(
+    options: &Request,
+    searcher: &Searcher<'_>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
     let report = crate::answer::answer(options, searcher)?;
     crate::timings::time("output", || {
         report.render(options.format, options.explain, out)
     })?;
+    for note in &report.notes {
+        writeln!(err, "note: {note}").map_err(stdio)?;
+    }
     Ok(if report.results.is_empty() { 1 } else { 0 })
 }
 
@@ -985,7 +1009,7 @@ fn run_build(
             .flatten()
         {
             let knowledge = config.body.then_some(options.knowledge.as_path());
-            if let Err(e) = cache.prime(&target, &built.text, knowledge) {
+            if let Err(e) = cache.prime(&target, &built.text, knowledge, config.body_limit) {
                 let warning = e.to_string();
                 if !json {
                     writeln!(err, "warning: {warning}").map_err(stdio)?;

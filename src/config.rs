@@ -41,6 +41,10 @@ pub struct Config {
     pub cache: bool,
     /// The body stage of `search` and `eval` (BM25F over the section text; default on).
     pub body: bool,
+    /// The most knowledge (bytes) for which `build` and the searches build a
+    /// body index or run the full-text fallback (`body_limit`, in MiB in the
+    /// file; default [`crate::search::DEFAULT_BODY_LIMIT`]; see `search::limit`).
+    pub body_limit: u64,
     /// How long `build` lets the extraction run before stopping it (default 60 s).
     pub build_timeout: std::time::Duration,
     /// Default content budget of `search` (`max_chars`, `max_tokens` and the
@@ -80,6 +84,7 @@ impl Default for Config {
             fallback: crate::search::fallback::Settings::default(),
             cache: true,
             body: true,
+            body_limit: crate::search::DEFAULT_BODY_LIMIT,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
             budget: Budget::default(),
             hand_over: HandOver::default(),
@@ -107,6 +112,7 @@ impl Config {
             fallback: self.fallback,
             body: self.body.then(crate::search::Body::default),
             weights: self.weights.clone(),
+            body_limit: self.body_limit,
         })
     }
 }
@@ -127,6 +133,8 @@ struct RawConfig {
     fallback_min: Option<usize>,
     cache: Option<bool>,
     body: Option<bool>,
+    /// Any value: a wrong type is reported naming the key, like a wrong number.
+    body_limit: Option<toml::Value>,
     build_timeout: Option<u64>,
     max_chars: Option<usize>,
     max_tokens: Option<usize>,
@@ -276,6 +284,23 @@ impl Config {
             },
             cache: raw.cache.unwrap_or(default.cache),
             body: raw.body.unwrap_or(default.body),
+            body_limit: match raw.body_limit {
+                Some(value) => value
+                    .as_integer()
+                    .and_then(|mib| u64::try_from(mib).ok())
+                    .and_then(|mib| mib.checked_mul(crate::search::limit::MIB))
+                    .ok_or_else(|| {
+                        Error::syntax_at(
+                            path,
+                            text,
+                            text.find("body_limit").unwrap_or(0),
+                            format!(
+                                "body_limit must be a whole number of MiB, 0 or more, not {value}"
+                            ),
+                        )
+                    })?,
+                None => default.body_limit,
+            },
             build_timeout: match raw.build_timeout {
                 Some(0) => {
                     let offset = text.find("build_timeout").unwrap_or(0);
@@ -488,6 +513,45 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(&parse(text), want, "{text:?}");
+        }
+    }
+
+    /// `body_limit`: whole MiB (0 allowed: no body index is ever built),
+    /// stored in bytes; anything else is an error naming the key.
+    #[test]
+    fn body_limit_key() {
+        let parse = |text: &str| {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .map(|c| c.body_limit)
+                .map_err(|e| e.to_string())
+        };
+        let mib = crate::search::limit::MIB;
+        let cases: &[(&str, Result<u64, &str>)] = &[
+            ("", Ok(64 * mib)),
+            ("body_limit = 0\n", Ok(0)),
+            ("body_limit = 2048\n", Ok(2048 * mib)),
+            (
+                "terms = 3\nbody_limit = -1\n",
+                Err("kbidx.toml:2:1: body_limit must be a whole number of MiB, 0 or more, not -1"),
+            ),
+            (
+                "body_limit = 99999999999999\n",
+                Err(
+                    "kbidx.toml:1:1: body_limit must be a whole number of MiB, 0 or more, not 99999999999999",
+                ),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(text), want.map_err(str::to_owned), "{text:?}");
+        }
+        for (text, shown) in [
+            ("body_limit = \"64MiB\"\n", "\"64MiB\""),
+            ("body_limit = 1.5\n", "1.5"),
+        ] {
+            let want = format!(
+                "kbidx.toml:1:1: body_limit must be a whole number of MiB, 0 or more, not {shown}"
+            );
+            assert_eq!(parse(text), Err(want), "{text:?}");
         }
     }
 

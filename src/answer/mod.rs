@@ -116,6 +116,7 @@ pub(crate) fn report(
         options.top,
     );
     report.suggest = searcher.suggest(&options.query, ranking, SUGGESTIONS);
+    report.notes = searcher.notes();
     report.confidence = crate::output::Confidence::of(&options.query, &report, ranking);
     if let Some(matcher) = searcher.matcher()
         && options.expand > 0

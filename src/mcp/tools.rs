@@ -267,6 +267,9 @@ impl Tools {
             }
             let searcher = self.open()?;
             searcher.load_body_index();
+            for note in searcher.notes() {
+                let _ = writeln!(log, "kbidx mcp: {note}");
+            }
             self.loaded = Some(Loaded { stamp, searcher });
         }
         match &self.loaded {

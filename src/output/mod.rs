@@ -61,8 +61,14 @@ pub(crate) struct Report {
     /// With the two-pass search on: the mode that ran (`hierarchical` or `flat`) and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search_mode: Option<SearchModeRow>,
-    /// What the full-text fallback did: `off`, `not needed`, `no knowledge directory` or `ran`.
+    /// What the full-text fallback did: `off`, `not needed`, `no knowledge
+    /// directory`, `over body_limit` or `ran`.
     pub fallback: &'static str,
+    /// What of the ranking did not run, for people (the knowledge over
+    /// `body_limit`, see `search::limit`); absent when nothing was left out.
+    /// `kbidx search` also prints each on stderr.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// For `--explain`: why the fallback ran or not.
     #[serde(skip)]
     pub fallback_note: String,
@@ -440,6 +446,7 @@ impl Report {
                 reason: m.reason.clone(),
             }),
             fallback: fallback::Status::Off.as_str(),
+            notes: Vec::new(),
             fallback_note: String::new(),
             suggest: Vec::new(),
             confidence: Confidence::default(),

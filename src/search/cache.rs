@@ -97,10 +97,17 @@ impl Cache {
     /// write, unless valid ones are there: its word index (`text` is the
     /// file's contents) and, given the knowledge directory `knowledge` (the
     /// body stage is on), its body index when the knowledge is at most
-    /// [`PRIME_BODY_BYTES`]. `kbidx build` calls this so that no search
-    /// builds a cache. Says whether anything was written; an entry that
-    /// cannot be stored is an error, which `build` reports as a warning only.
-    pub(crate) fn prime(&self, path: &Path, text: &str, knowledge: Option<&Path>) -> Result<bool> {
+    /// `limit` bytes (`body_limit`, see `limit`: above it no command builds
+    /// one). `kbidx build` calls this so that no search builds a cache. Says
+    /// whether anything was written; an entry that cannot be stored is an
+    /// error, which `build` reports as a warning only.
+    pub(crate) fn prime(
+        &self,
+        path: &Path,
+        text: &str,
+        knowledge: Option<&Path>,
+        limit: u64,
+    ) -> Result<bool> {
         let io = |e| crate::Error::io(&self.dir, "cannot write the search cache", e);
         let entry = self.entry(path).ok_or_else(|| {
             io(std::io::Error::new(
@@ -124,8 +131,13 @@ impl Cache {
         if let Some(knowledge) = knowledge {
             let body_entry = entry.with_extension(BODY_EXTENSION);
             let entries = matcher.entries();
-            if knowledge_bytes(&entries, knowledge) <= PRIME_BODY_BYTES
-                && cached_body(&body_entry, hash, knowledge).is_none()
+            if cached_body(&body_entry, hash, knowledge).is_none()
+                && crate::search::limit::check(
+                    entries.iter().map(|e| &e.reference),
+                    knowledge,
+                    limit,
+                )
+                .is_none()
             {
                 let body = BodyIndex::build(&entries, knowledge, hash);
                 self.store(&body_entry, body.as_bytes()).map_err(io)?;
@@ -171,22 +183,6 @@ impl Cache {
             let _ = std::fs::remove_file(path);
         }
     }
-}
-
-/// The most knowledge (bytes of the files an index's rows come from) for
-/// which [`Cache::prime`] writes the body entry: building it takes about 25
-/// times the text in memory, which a build (a pre-commit hook) must not need
-/// for a huge knowledge base; above it the first search builds the entry
-/// (docs/commands.md, `build`).
-const PRIME_BODY_BYTES: u64 = 64 * 1024 * 1024;
-
-/// The total size of the knowledge files `entries` come from.
-fn knowledge_bytes(entries: &[crate::index::model::EntryRef<'_>], knowledge: &Path) -> u64 {
-    crate::search::body::files(entries)
-        .iter()
-        .filter_map(|f| std::fs::metadata(knowledge.join(f)).ok())
-        .map(|m| m.len())
-        .sum()
 }
 
 /// The word index stored in `entry`, if it is valid for the index text `text` (hash `hash`).
@@ -290,7 +286,12 @@ mod tests {
             (Some(&*knowledge), false),
         ];
         for (i, (knowledge, writes)) in primes.into_iter().enumerate() {
-            assert_eq!(cache.prime(&index, text, knowledge)?, writes, "prime {i}");
+            let limit = crate::search::DEFAULT_BODY_LIMIT;
+            assert_eq!(
+                cache.prime(&index, text, knowledge, limit)?,
+                writes,
+                "prime {i}"
+            );
         }
         let (_, hit) = cache.matcher(&index, Cow::Borrowed(text))?;
         assert!(hit, "the search built the word entry again");

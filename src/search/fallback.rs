@@ -521,17 +521,20 @@ pub(crate) enum Status {
     NotNeeded,
     /// Needed, but the knowledge directory does not exist.
     NoKnowledge,
+    /// Needed, but the knowledge is over `body_limit` (see `limit`).
+    TooLarge,
     /// It ran.
     Ran,
 }
 
 impl Status {
-    /// `off`, `not needed`, `no knowledge directory` or `ran`.
+    /// `off`, `not needed`, `no knowledge directory`, `over body_limit` or `ran`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Off => "off",
             Self::NotNeeded => "not needed",
             Self::NoKnowledge => "no knowledge directory",
+            Self::TooLarge => "over body_limit",
             Self::Ran => "ran",
         }
     }

@@ -199,6 +199,11 @@ impl<'a> Matcher<'a> {
         }
     }
 
+    /// Row `row`'s reference, only that cell decoded (see [`Table::reference`]).
+    pub(crate) fn reference(&self, row: usize) -> Cow<'_, str> {
+        self.table.reference(&self.text, row).unwrap_or_default()
+    }
+
     /// Every row, decoded (for the seed rule and the full-text fallback).
     pub fn entries(&self) -> Vec<EntryRef<'_>> {
         (0..self.len()).map(|row| self.entry(row)).collect()

@@ -5,7 +5,8 @@
 //! the index (row positions, folded cells or the cached word index) and scores
 //! rows with `score` (and `hierarchy`, the two-pass file → section blend);
 //! `fallback` scores section text when the index pass is unsure; `cache`
-//! keeps word indexes between processes; `suggest` proposes words for a
+//! keeps word indexes between processes; `limit` caps the knowledge size for
+//! which the body index is built and the fallback runs; `suggest` proposes words for a
 //! second search; `weight` applies the maintainers' path weights; `bm25` is the reference method that
 //! `kbidx eval --scoring bm25` compares against.
 
@@ -18,6 +19,7 @@ pub(crate) mod fallback;
 mod fields;
 pub(crate) mod haystack;
 mod hierarchy;
+pub(crate) mod limit;
 mod matcher;
 mod score;
 mod searcher;
@@ -29,6 +31,7 @@ pub use crate::query::{Keyword, Level, Query};
 pub use diversity::Diversity;
 pub use fields::Field;
 pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
+pub use limit::DEFAULT_BODY_LIMIT;
 pub use matcher::Matcher;
 pub use score::{Hit, Match, Outcome, Scoring, SearchMode};
 pub use searcher::{Body, Ranking, Searcher, Settings};

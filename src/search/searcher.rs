@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use super::body::{BodyHit, BodyIndex, Params};
 use super::cache::Cache;
 use super::fallback::{self, Corpus, Pass, Status};
+use super::limit::Oversize;
 use super::score::{Hit, SearchMode};
 use super::{Diversity, Hierarchy, Matcher, Outcome, Query, Scoring};
 use crate::error::{Error, Result};
@@ -25,16 +26,25 @@ use crate::knowledge::content::Library;
 use crate::rank::{self, Ranked};
 
 /// The body index of `matcher`'s rows: from the search cache when it holds
-/// one for this index text and these knowledge files, else built from the
-/// knowledge directory (and stored, best effort, like the word index).
-fn load_body(matcher: &Matcher<'_>, cache: Option<&Cache>, knowledge: &Path) -> BodyIndex {
+/// one for this index text and these knowledge files (whatever their size),
+/// else built from the knowledge directory (and stored, best effort, like
+/// the word index) unless the knowledge is over `limit` bytes.
+fn load_body(
+    matcher: &Matcher<'_>,
+    cache: Option<&Cache>,
+    knowledge: &Path,
+    limit: u64,
+) -> std::result::Result<BodyIndex, Oversize> {
     let hash = matcher.text_hash();
     let entry = cache.and_then(|c| c.body_entry(matcher.path()));
     if let Some(index) = entry
         .as_deref()
         .and_then(|e| super::cache::cached_body(e, hash, knowledge))
     {
-        return index;
+        return Ok(index);
+    }
+    if let Some(over) = over_limit(matcher, knowledge, limit) {
+        return Err(over);
     }
     let index = crate::timings::time("body build", || {
         BodyIndex::build(&matcher.entries(), knowledge, hash)
@@ -42,7 +52,19 @@ fn load_body(matcher: &Matcher<'_>, cache: Option<&Cache>, knowledge: &Path) -> 
     if let (Some(cache), Some(entry)) = (cache, entry) {
         let _ = cache.store(&entry, index.as_bytes());
     }
-    index
+    Ok(index)
+}
+
+/// Whether the knowledge `matcher`'s rows come from is over `limit` bytes.
+fn over_limit(matcher: &Matcher<'_>, knowledge: &Path, limit: u64) -> Option<Oversize> {
+    crate::timings::time("limit check", || {
+        let bytes = super::limit::knowledge_bytes_by_runs(
+            matcher.len(),
+            |row| matcher.reference(row),
+            knowledge,
+        );
+        (bytes > limit).then_some(Oversize { bytes, limit })
+    })
 }
 
 /// How deep each stage ranks for `top` results: a row one stage ranks low
@@ -64,6 +86,9 @@ pub struct Settings {
     pub body: Option<Body>,
     /// Path weights (`[[weight]]`; none by default).
     pub weights: super::Weights,
+    /// The most knowledge (bytes) for which a search builds a body index or
+    /// runs the fallback (`body_limit`; see `limit`).
+    pub body_limit: u64,
 }
 
 impl Default for Settings {
@@ -75,6 +100,7 @@ impl Default for Settings {
             fallback: fallback::Settings::default(),
             body: Some(Body::default()),
             weights: super::Weights::default(),
+            body_limit: super::DEFAULT_BODY_LIMIT,
         }
     }
 }
@@ -128,6 +154,10 @@ struct IndexBackend<'a> {
     body: Option<Body>,
     body_index: OnceCell<Option<BodyIndex>>,
     cache: Option<Cache>,
+    /// See [`Settings::body_limit`].
+    limit: u64,
+    /// Whether the knowledge is over `limit` (checked once, when first needed).
+    oversize: OnceCell<Option<Oversize>>,
 }
 
 /// One search's result: the results in final order, and what the
@@ -332,6 +362,8 @@ impl<'a> Searcher<'a> {
                 body: settings.body,
                 body_index: OnceCell::new(),
                 cache: None,
+                limit: settings.body_limit,
+                oversize: OnceCell::new(),
             })),
             weights: settings.weights,
         }
@@ -411,6 +443,22 @@ impl<'a> Searcher<'a> {
         match &self.backend {
             Backend::Index(index) => index.fallback_possible(scoring),
             Backend::Sections(_) => false,
+        }
+    }
+
+    /// Why part of the ranking did not run, for people: the knowledge is
+    /// over the cap (see `limit`), once known. Empty otherwise.
+    pub(crate) fn notes(&self) -> Vec<String> {
+        match &self.backend {
+            Backend::Index(index) => index
+                .oversize
+                .get()
+                .copied()
+                .flatten()
+                .map(|over| over.to_string())
+                .into_iter()
+                .collect(),
+            Backend::Sections(_) => Vec::new(),
         }
     }
 
@@ -643,12 +691,83 @@ impl IndexBackend<'_> {
 
     fn load_body_index(&self) {
         if self.body_possible(Scoring::Default) && self.body_index.get().is_none() {
-            let loaded = self
-                .knowledge
-                .as_deref()
-                .map(|k| load_body(&self.matcher, self.cache.as_ref(), k));
+            let loaded = self.knowledge.as_deref().and_then(|k| {
+                self.keep(load_body(&self.matcher, self.cache.as_ref(), k, self.limit))
+            });
             let _ = self.body_index.set(loaded);
         }
+    }
+
+    /// The body index `load_body` loaded, or `None` after recording that
+    /// the knowledge is over the cap.
+    fn keep(&self, loaded: std::result::Result<BodyIndex, Oversize>) -> Option<BodyIndex> {
+        match loaded {
+            Ok(index) => Some(index),
+            Err(over) => {
+                let _ = self.oversize.set(Some(over));
+                None
+            }
+        }
+    }
+
+    /// Whether the knowledge is over the cap (one status read per file, the first time).
+    fn oversize(&self) -> Option<Oversize> {
+        *self
+            .oversize
+            .get_or_init(|| over_limit(&self.matcher, self.knowledge.as_deref()?, self.limit))
+    }
+
+    /// Whether the body stage may run: its index is loaded, or may be (a
+    /// cache entry exists: the body stage's thread maps and checks it), or
+    /// may be built (the knowledge is within the cap); `None` while the
+    /// knowledge has not been measured against the cap.
+    fn body_allowed(&self) -> Option<bool> {
+        if let Some(loaded) = self.body_index.get() {
+            return Some(loaded.is_some());
+        }
+        let entry = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.body_entry(self.matcher.path()));
+        if entry.is_some_and(|e| e.is_file()) {
+            return Some(true);
+        }
+        let over = self.oversize.get()?;
+        if over.is_some() {
+            let _ = self.body_index.set(None);
+        }
+        Some(over.is_none())
+    }
+
+    /// The index pass alone at depth `cut`, with the knowledge measured
+    /// against the cap on a second thread meanwhile (a status read and a few
+    /// references per file: at a million rows about as long as the pass):
+    /// the outcome when the knowledge is over the cap, else `None` (the body
+    /// index is built next, and the pass run at the body stage's depth).
+    fn measure_alongside(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        cut: usize,
+        min_score: Option<f64>,
+    ) -> Option<Outcome> {
+        let (matcher, knowledge, limit) = (&self.matcher, self.knowledge.as_deref(), self.limit);
+        let (over, outcome) = std::thread::scope(|scope| {
+            let worker = scope.spawn(move || knowledge.and_then(|k| over_limit(matcher, k, limit)));
+            let outcome = crate::timings::time("index pass", || {
+                self.matcher.search(query, scoring, cut, min_score)
+            });
+            // Measuring does not panic; if it did, re-raise it here.
+            let over = worker
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (over, outcome)
+        });
+        let _ = self.oversize.set(over);
+        over.map(|_| {
+            let _ = self.body_index.set(None);
+            outcome
+        })
     }
 
     /// See [`Searcher::search_deep`].
@@ -660,8 +779,17 @@ impl IndexBackend<'_> {
         cut: usize,
         min_score: Option<f64>,
     ) -> Ranking {
+        let mut alone = None;
+        let mut allowed = || match self.body_allowed() {
+            Some(allowed) => allowed,
+            None => {
+                alone = self.measure_alongside(query, scoring, cut, min_score);
+                alone.is_none()
+            }
+        };
         if let Some(body) = self.body
             && self.body_possible(scoring)
+            && allowed()
         {
             let wide = stage_depth(top);
             let index_pass = || {
@@ -677,15 +805,15 @@ impl IndexBackend<'_> {
             // second thread while the index pass runs here. On the first
             // search of this searcher that thread also maps the body index
             // and checks its files (one status read each) before searching it.
-            let (matcher, cache) = (&self.matcher, self.cache.as_ref());
+            let (matcher, cache, limit) = (&self.matcher, self.cache.as_ref(), self.limit);
             let knowledge = self.knowledge.as_deref();
             let loaded = self.body_index.get();
             let (outcome, hits, fresh) = std::thread::scope(|scope| {
                 let worker = scope.spawn(move || match loaded {
                     Some(index) => (None, index.as_ref().map(body_pass)),
                     None => {
-                        let index = knowledge.map(|k| load_body(matcher, cache, k));
-                        let hits = index.as_ref().map(body_pass);
+                        let index = knowledge.map(|k| load_body(matcher, cache, k, limit));
+                        let hits = index.as_ref().and_then(|i| i.as_ref().ok()).map(body_pass);
                         (Some(index), hits)
                     }
                 });
@@ -697,7 +825,7 @@ impl IndexBackend<'_> {
                 (outcome, hits, fresh)
             });
             if let Some(index) = fresh {
-                let _ = self.body_index.set(index);
+                let _ = self.body_index.set(index.and_then(|i| self.keep(i)));
             }
             if let (Some(hits), Some(Some(index))) = (hits, self.body_index.get()) {
                 // Levelled L2/L3 keywords are also looked for literally in
@@ -711,7 +839,11 @@ impl IndexBackend<'_> {
                 });
             }
         }
-        let outcome = self.matcher.search(query, scoring, cut, min_score);
+        let outcome = alone.unwrap_or_else(|| {
+            crate::timings::time("index pass", || {
+                self.matcher.search(query, scoring, cut, min_score)
+            })
+        });
         let pass = self.fallback(scoring, &outcome, query, top);
         let index_rows: Vec<usize> = outcome.hits.iter().map(|h| h.row).collect();
         let fulltext_rows: Vec<usize> = pass.hits.iter().map(|h| h.row).collect();
@@ -910,6 +1042,10 @@ impl IndexBackend<'_> {
             pass.status = Status::NoKnowledge;
             return pass;
         };
+        if self.corpus.get().is_none() && self.oversize().is_some() {
+            pass.status = Status::TooLarge;
+            return pass;
+        }
         let corpus = self
             .corpus
             .get_or_init(|| Corpus::load(&self.matcher.entries(), knowledge));

@@ -103,6 +103,22 @@ impl Table {
         Ok(())
     }
 
+    /// Row `row`'s reference cell, decoded as [`Table::cells`] decodes it
+    /// (`None` where that fails). When it is the first cell and unquoted the
+    /// other cells are not split: counting the files of a million rows
+    /// (`search::limit`) reads one cell of each.
+    pub fn reference<'a>(&self, text: &'a str, row: usize) -> Option<Cow<'a, str>> {
+        let raw = self.row(text, row);
+        let trimmed = raw.trim_start_matches(' ');
+        if self.reference == 0 && !trimmed.starts_with('"') {
+            let end = memchr::memchr(self.delimiter, trimmed.as_bytes()).unwrap_or(trimmed.len());
+            return Some(Cow::Borrowed(trimmed[..end].trim_end_matches(' ')));
+        }
+        let mut cells = Vec::with_capacity(self.columns);
+        split_row(raw, char::from(self.delimiter), &mut cells).ok()?;
+        (cells.len() == self.columns).then(|| std::mem::take(&mut cells[self.reference]))
+    }
+
     /// The entry made of `cells` (one row's, from [`Table::cells`]), taking them.
     pub fn entry<'a>(&self, cells: &mut [Cow<'a, str>]) -> EntryRef<'a> {
         let mut take = |i: usize| std::mem::take(&mut cells[i]);
@@ -405,6 +421,26 @@ mod tests {
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default()
+    }
+
+    /// `Table::reference` reads the cell `Table::cells` reads, however it is spelled.
+    #[test]
+    fn reference_alone_is_the_decoded_cell() -> Result<()> {
+        let texts = [
+            "sections[3]{reference,title,hints}:\n  a.json#x,T,h\n  b.json#y  ,\"T,2\",\"h\"\n  \"c,d.json#\\\"z\\\"\",T,h\n",
+            "sections[2|]{hints|reference}:\n  \"a|b\" | x.json#a\n  c|y.json#b\n",
+            "sections[1\t]{reference\thints}:\n  e.json#only\th\n",
+        ];
+        for text in texts {
+            let table = locate(Path::new("i"), text)?;
+            for row in 0..table.len() {
+                let mut cells = Vec::new();
+                table.cells(Path::new("i"), text, row, &mut cells)?;
+                let want = table.entry(&mut cells).reference;
+                assert_eq!(table.reference(text, row), Some(want), "{text:?} row {row}");
+            }
+        }
+        Ok(())
     }
 
     #[test]
