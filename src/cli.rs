@@ -955,6 +955,7 @@ fn run_build(
         .timeout
         .map_or(config.build_timeout, std::time::Duration::from_secs);
     let mut built = build::build_within(&options, limit)?;
+    let mut notes: Vec<String> = Vec::new();
     let json = args.format == DocFormat::Json;
     if !json {
         for warning in &built.warnings {
@@ -1009,12 +1010,24 @@ fn run_build(
             .flatten()
         {
             let knowledge = config.body.then_some(options.knowledge.as_path());
-            if let Err(e) = cache.prime(&target, &built.text, knowledge, config.body_limit) {
-                let warning = e.to_string();
-                if !json {
-                    writeln!(err, "warning: {warning}").map_err(stdio)?;
+            match cache.prime(&target, &built.text, knowledge, config.body_limit) {
+                Ok(primed) => {
+                    if let Some(over) = primed.over {
+                        // Said here too, not only by every search: the
+                        // maintainer who runs the build can raise the cap.
+                        if !json && !args.quiet {
+                            writeln!(err, "note: {over}").map_err(stdio)?;
+                        }
+                        notes.push(over.to_string());
+                    }
                 }
-                built.warnings.push(warning);
+                Err(e) => {
+                    let warning = e.to_string();
+                    if !json {
+                        writeln!(err, "warning: {warning}").map_err(stdio)?;
+                    }
+                    built.warnings.push(warning);
+                }
             }
         }
         status
@@ -1039,6 +1052,7 @@ fn run_build(
                     .collect(),
             },
             warnings: built.warnings,
+            notes,
             status,
             changed: status.changed(),
             diff,

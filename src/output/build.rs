@@ -24,6 +24,10 @@ pub(crate) struct BuildReport {
     pub left_out: LeftOutReport,
     /// Warnings, each naming its file first.
     pub warnings: Vec<String>,
+    /// Notes on how searches will run: the knowledge is over `body_limit`,
+    /// so no body index was built (absent when there is none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// What happened to the index file.
     pub status: Status,
     /// Whether the index file differs from the build: `written` and `stale`.

@@ -37,6 +37,16 @@ pub(crate) struct Cache {
     dir: PathBuf,
 }
 
+/// What [`Cache::prime`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Primed {
+    /// Whether it wrote an entry.
+    pub(crate) wrote: bool,
+    /// The knowledge is over `body_limit`: no body entry was built (and no
+    /// search will build one).
+    pub(crate) over: Option<crate::search::limit::Oversize>,
+}
+
 impl Cache {
     /// A cache in `dir`.
     pub(crate) fn new(dir: impl Into<PathBuf>) -> Self {
@@ -99,15 +109,16 @@ impl Cache {
     /// body stage is on), its body index when the knowledge is at most
     /// `limit` bytes (`body_limit`, see `limit`: above it no command builds
     /// one). `kbidx build` calls this so that no search builds a cache. Says
-    /// whether anything was written; an entry that cannot be stored is an
-    /// error, which `build` reports as a warning only.
+    /// whether anything was written, and whether the knowledge is over the
+    /// cap; an entry that cannot be stored is an error, which `build`
+    /// reports as a warning only.
     pub(crate) fn prime(
         &self,
         path: &Path,
         text: &str,
         knowledge: Option<&Path>,
         limit: u64,
-    ) -> Result<bool> {
+    ) -> Result<Primed> {
         let io = |e| crate::Error::io(&self.dir, "cannot write the search cache", e);
         let entry = self.entry(path).ok_or_else(|| {
             io(std::io::Error::new(
@@ -128,23 +139,24 @@ impl Cache {
                 matcher
             }
         };
+        let mut over = None;
         if let Some(knowledge) = knowledge {
             let body_entry = entry.with_extension(BODY_EXTENSION);
             let entries = matcher.entries();
-            if cached_body(&body_entry, hash, knowledge).is_none()
-                && crate::search::limit::check(
+            if cached_body(&body_entry, hash, knowledge).is_none() {
+                over = crate::search::limit::check(
                     entries.iter().map(|e| &e.reference),
                     knowledge,
                     limit,
-                )
-                .is_none()
-            {
-                let body = BodyIndex::build(&entries, knowledge, hash);
-                self.store(&body_entry, body.as_bytes()).map_err(io)?;
-                wrote = true;
+                );
+                if over.is_none() {
+                    let body = BodyIndex::build(&entries, knowledge, hash);
+                    self.store(&body_entry, body.as_bytes()).map_err(io)?;
+                    wrote = true;
+                }
             }
         }
-        Ok(wrote)
+        Ok(Primed { wrote, over })
     }
 
     pub(crate) fn store(&self, entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -288,7 +300,7 @@ mod tests {
         for (i, (knowledge, writes)) in primes.into_iter().enumerate() {
             let limit = crate::search::DEFAULT_BODY_LIMIT;
             assert_eq!(
-                cache.prime(&index, text, knowledge, limit)?,
+                cache.prime(&index, text, knowledge, limit)?.wrote,
                 writes,
                 "prime {i}"
             );

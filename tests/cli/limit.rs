@@ -120,6 +120,34 @@ fn over_the_limit_eval_says_so_once() {
     );
 }
 
+/// The build says it too, once, where the maintainer who can raise the cap
+/// sees it: on stderr (not with `--quiet`) and in its JSON `notes`; within
+/// the cap a build has no note and its JSON no `notes`.
+#[test]
+fn over_the_limit_build_says_so_once() {
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("kbidx.toml", "body_limit = 0\n");
+    let text = sandbox.run(&["build"]).success();
+    let lines: Vec<&str> = text.stderr.lines().collect();
+    assert!(
+        lines.len() == 1 && is_note(lines[0]),
+        "{}",
+        text.transcript()
+    );
+    assert_eq!(sandbox.run(&["build", "--quiet"]).success().stderr, "");
+    let doc = json(&sandbox.run(&["build", "--format", "json"]).success());
+    let notes = doc["notes"].as_array().expect("notes");
+    assert!(
+        notes.len() == 1 && is_note(&format!("note: {}", notes[0].as_str().unwrap())),
+        "{doc}"
+    );
+    sandbox.write("kbidx.toml", "body_limit = 1\n");
+    let within = sandbox.run(&["build", "--format", "json"]).success();
+    assert!(json(&within).get("notes").is_none(), "{}", within.stdout);
+    assert_eq!(within.stderr, "");
+}
+
 /// Within the cap a configured `body_limit` changes nothing: the build
 /// writes both entries, searches print what they print without it.
 #[test]
