@@ -267,6 +267,7 @@ impl Tools {
             }
             let searcher = self.open()?;
             searcher.load_body_index();
+            searcher.prepare_for_many();
             self.loaded = Some(Loaded { stamp, searcher });
         }
         match &self.loaded {
@@ -341,6 +342,10 @@ impl Tools {
             Ok(_) => writeln!(log, "kbidx mcp: {name} in {:.2} ms", ms(started)),
             Err(e) => writeln!(log, "kbidx mcp: {name} failed: {e}"),
         };
+        // `KBIDX_TIMINGS=1`: the call's phases, as `kbidx search` prints them.
+        if let Some(line) = crate::timings::line(started) {
+            let _ = writeln!(log, "{line}");
+        }
         Ok(match outcome {
             Ok((text, structured)) => json!({
                 "content": [{ "type": "text", "text": text }],

@@ -144,6 +144,17 @@ impl<'a> Matcher<'a> {
         self.words.as_ref()
     }
 
+    /// Readies the index for many searches (`kbidx mcp`): sorts the suffixes
+    /// of the word index's words (see `words`) and folds the rows a scan
+    /// reads, once, where a single search would scan every word, or fold
+    /// every row on its first scan.
+    pub fn prepare_for_many(&self) {
+        if let Some(words) = &self.words {
+            words.prepare_lookup();
+        }
+        let _ = self.chunks();
+    }
+
     fn chunks(&self) -> &[Chunk] {
         self.chunks.get_or_init(|| {
             // The text was checked when its word index was built (same hash).
@@ -154,18 +165,100 @@ impl<'a> Matcher<'a> {
     /// For every row with a match, the fields each pattern matched in: from
     /// the word index when it can answer for every pattern, else by a scan.
     fn masks(&self, automaton: &AhoCorasick, patterns: &[String]) -> RowMasks {
-        match &self.words {
-            Some(words) if patterns.iter().all(|p| words::usable(p)) => {
-                words.masks(automaton, patterns.len())
-            }
-            _ => haystack::scan_all(
+        let Some(words) = &self.words else {
+            return self.scan_all(automaton, patterns);
+        };
+        let found = crate::timings::time("word lookup", || words.masks(automaton, patterns));
+        if patterns.iter().all(|p| words::usable(p)) {
+            return found;
+        }
+        // A pattern with a space or `#` spans words: the rows that hold every
+        // word part of it somewhere are scanned (for every pattern), the
+        // others keep what the word index found.
+        let Some(rows) = self.rows_to_scan(words, patterns) else {
+            return self.scan_all(automaton, patterns);
+        };
+        let scanned = crate::timings::time("row scan", || {
+            haystack::scan_rows(
                 &self.text,
                 &self.table,
                 self.chunks(),
                 automaton,
                 patterns.len(),
-            ),
+                &rows,
+            )
+        });
+        found.splice(scanned, |row| rows.binary_search(&row).is_ok())
+    }
+
+    fn scan_all(&self, automaton: &AhoCorasick, patterns: &[String]) -> RowMasks {
+        crate::timings::time("row scan", || {
+            haystack::scan_all(
+                &self.text,
+                &self.table,
+                self.chunks(),
+                automaton,
+                patterns.len(),
+            )
+        })
+    }
+
+    /// The rows where a pattern of `patterns` that the word index cannot
+    /// answer may match, in order: those with a word containing each of its
+    /// parts between spaces and `#` (a match holds each part inside one of
+    /// the row's words), and the rows after each that repeat its file path
+    /// (the scan lends them its path matches). `None`: scan every row (a
+    /// pattern of separators only, or with a line break).
+    fn rows_to_scan(&self, words: &WordIndex, patterns: &[String]) -> Option<Vec<usize>> {
+        let mut tokens: Vec<String> = Vec::new();
+        let mut needs: Vec<Vec<usize>> = Vec::new();
+        for pattern in patterns.iter().filter(|p| !words::usable(p)) {
+            if pattern.contains('\n') {
+                return None;
+            }
+            let parts: Vec<usize> = pattern
+                .split([' ', '#'])
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    tokens.iter().position(|k| k == t).unwrap_or_else(|| {
+                        tokens.push(t.to_owned());
+                        tokens.len() - 1
+                    })
+                })
+                .collect();
+            if parts.is_empty() {
+                return None;
+            }
+            needs.push(parts);
         }
+        let holds = words.rows_containing(&tokens)?;
+        let bytes = self.text.as_bytes();
+        let path = |row: usize| {
+            let (rs, re) = (
+                self.table.rows[row].0 as usize,
+                self.table.rows[row].1 as usize,
+            );
+            &bytes[rs..rs + haystack::path_len(&bytes[rs..re], &self.table)]
+        };
+        let mut rows = Vec::new();
+        let mut row = 0;
+        while row < self.len() {
+            if !needs
+                .iter()
+                .any(|parts| parts.iter().all(|&t| holds[t][row]))
+            {
+                row += 1;
+                continue;
+            }
+            rows.push(row);
+            let shared = path(row);
+            row += 1;
+            while !shared.is_empty() && row < self.len() && path(row) == shared {
+                rows.push(row);
+                row += 1;
+            }
+        }
+        Some(rows)
     }
 
     /// Turns the two-pass file → section search on (`Some`) or off for default scoring.

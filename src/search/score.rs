@@ -213,12 +213,14 @@ pub(super) fn default_scoring(
     let automaton = if patterns.is_empty() {
         None
     } else {
-        AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .ascii_case_insensitive(true)
-            .kind(Some(automaton_kind(&patterns)))
-            .build(&patterns)
-            .ok()
+        crate::timings::time("automaton", || {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .ascii_case_insensitive(true)
+                .kind(Some(automaton_kind(&patterns)))
+                .build(&patterns)
+                .ok()
+        })
     };
     let Some(automaton) = automaton else {
         return Outcome {

@@ -410,6 +410,13 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Readies the index for many searches (see [`Matcher::prepare_for_many`]).
+    pub(crate) fn prepare_for_many(&self) {
+        if let Backend::Index(index) = &self.backend {
+            index.matcher.prepare_for_many();
+        }
+    }
+
     /// Where section text comes from (`None`: nowhere, an index backend
     /// without a knowledge directory).
     pub(crate) fn texts(&self) -> Option<Texts> {
