@@ -369,7 +369,7 @@ impl Tools {
         log: &mut dyn Write,
     ) -> Result<(String, Value)> {
         let request = SearchRequest::parse(arguments)?;
-        let query = request.query()?;
+        let query = crate::timings::time("query", || request.query())?;
         let options = Request {
             query,
             knowledge: self.knowledge.clone(),
@@ -395,8 +395,8 @@ impl Tools {
         let searcher = self.searcher(log)?;
         let report = crate::answer::answer(&options, searcher)?;
         let mut text = Vec::new();
-        report.render(Format::Text, false, &mut text)?;
-        let structured = serde_json::to_value(&report)
+        crate::timings::time("render", || report.render(Format::Text, false, &mut text))?;
+        let structured = crate::timings::time("json", || serde_json::to_value(&report))
             .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
         Ok((String::from_utf8_lossy(&text).into_owned(), structured))
     }
