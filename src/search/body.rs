@@ -111,6 +111,22 @@ pub(crate) struct BodyIndex {
     /// counts its own unreadable sections).
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) unreadable: usize,
+    /// The katakana words of the vocabulary as bridges compare them, made
+    /// on the first search that bridges (see [`BodyIndex::bridges`]).
+    katakana: std::sync::OnceLock<Vec<Katakana>>,
+}
+
+/// A katakana word of the vocabulary, read as romaji: what a bridge compares
+/// an English word with, the same for every search.
+#[derive(Debug)]
+struct Katakana {
+    /// Its position in the vocabulary.
+    word: usize,
+    romaji: String,
+    /// The consonant skeleton of `romaji`.
+    skeleton: String,
+    /// Whether `romaji` starts with a vowel.
+    vowel: bool,
 }
 
 /// Where the bytes live: built in memory, or a mapped cache entry.
@@ -678,6 +694,7 @@ impl BodyIndex {
             gram_rows_at,
             n_gram_rows,
             unreadable,
+            katakana: std::sync::OnceLock::new(),
         })
     }
 
@@ -898,6 +915,34 @@ impl BodyIndex {
         out
     }
 
+    /// The katakana words of the vocabulary, in its order, read as romaji
+    /// (made once: the same for every search that bridges).
+    fn katakana(&self) -> &[Katakana] {
+        self.katakana.get_or_init(|| {
+            // Katakana words are one run of the sorted vocabulary (U+30A1..U+30FC).
+            let range =
+                self.lower_bound("\u{30A1}".as_bytes())..self.lower_bound("\u{30FD}".as_bytes());
+            range
+                .filter_map(|word| {
+                    let text = std::str::from_utf8(self.word(word)).ok()?;
+                    let romaji = crate::text::translit::katakana_romaji(text)?;
+                    Some(Katakana {
+                        word,
+                        skeleton: crate::text::translit::romaji_skeleton(&romaji),
+                        vowel: romaji.starts_with(['a', 'e', 'i', 'o', 'u']),
+                        romaji,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// Readies the index for many searches (`kbidx mcp`): reads its katakana
+    /// words as romaji now, not in the first search that bridges.
+    pub(crate) fn prepare_for_many(&self) {
+        self.katakana();
+    }
+
     /// Vocabulary bridges for `words`: (English query word, katakana word of
     /// this index with the same consonant skeleton), at most
     /// [`BRIDGES_PER_WORD`] per English word, the most frequent first. Only
@@ -927,25 +972,16 @@ impl BodyIndex {
         if wanted.is_empty() {
             return Vec::new();
         }
-        // Katakana words are one run of the sorted vocabulary (U+30A1..U+30FC).
-        let range =
-            self.lower_bound("\u{30A1}".as_bytes())..self.lower_bound("\u{30FD}".as_bytes());
         let mut found: Vec<(String, String, usize)> = Vec::new();
-        for i in range {
-            let Ok(word) = std::str::from_utf8(self.word(i)) else {
-                continue;
-            };
-            let Some(romaji) = crate::text::translit::katakana_romaji(word) else {
-                continue;
-            };
-            let skeleton = crate::text::translit::romaji_skeleton(&romaji);
-            let vowel = romaji.starts_with(['a', 'e', 'i', 'o', 'u']);
+        for k in self.katakana() {
             for (english, _, _, _) in wanted.iter().filter(|(_, form, s, v)| {
-                *s == skeleton
-                    && *v == vowel
+                *s == k.skeleton
+                    && *v == k.vowel
                     && (s.len() >= 3
-                        || crate::text::translit::similarity(form, &romaji) >= SHORT_SIMILARITY)
+                        || crate::text::translit::similarity(form, &k.romaji) >= SHORT_SIMILARITY)
             }) {
+                // Read as text when the table was made.
+                let word = std::str::from_utf8(self.word(k.word)).unwrap_or_default();
                 found.push((
                     english.clone(),
                     word.to_owned(),

@@ -410,10 +410,14 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Readies the index for many searches (see [`Matcher::prepare_for_many`]).
+    /// Readies the searcher for many searches: the index (see
+    /// [`Matcher::prepare_for_many`]) and the loaded body index.
     pub(crate) fn prepare_for_many(&self) {
         if let Backend::Index(index) = &self.backend {
             index.matcher.prepare_for_many();
+            if let Some(Some(body)) = index.body_index.get() {
+                body.prepare_for_many();
+            }
         }
     }
 
