@@ -12,13 +12,11 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
-
 use super::fields::RowMasks;
 use super::haystack::{self, Chunk};
 use super::hierarchy;
 use super::hierarchy::Files;
-use super::score;
+use super::score::{self, Patterns};
 use super::words::{self, WordIndex};
 use super::{Hierarchy, Outcome, Query, Scoring};
 use crate::error::Result;
@@ -164,43 +162,46 @@ impl<'a> Matcher<'a> {
 
     /// For every row with a match, the fields each pattern matched in: from
     /// the word index when it can answer for every pattern, else by a scan.
-    fn masks(&self, automaton: &AhoCorasick, patterns: &[String]) -> RowMasks {
+    fn masks(&self, patterns: &Patterns) -> Option<RowMasks> {
         let Some(words) = &self.words else {
-            return self.scan_all(automaton, patterns);
+            return self.scan_all(patterns);
         };
-        let found = crate::timings::time("word lookup", || words.masks(automaton, patterns));
-        if patterns.iter().all(|p| words::usable(p)) {
-            return found;
+        let list = &patterns.list;
+        let found = crate::timings::time("word lookup", || words.masks(patterns))?;
+        if list.iter().all(|p| words::usable(p)) {
+            return Some(found);
         }
         // A pattern with a space or `#` spans words: the rows that hold every
         // word part of it somewhere are scanned (for every pattern), the
         // others keep what the word index found.
-        let Some(rows) = self.rows_to_scan(words, patterns) else {
-            return self.scan_all(automaton, patterns);
+        let Some(rows) = self.rows_to_scan(words, list) else {
+            return self.scan_all(patterns);
         };
+        let automaton = patterns.automaton()?;
         let scanned = crate::timings::time("row scan", || {
             haystack::scan_rows(
                 &self.text,
                 &self.table,
                 self.chunks(),
                 automaton,
-                patterns.len(),
+                list.len(),
                 &rows,
             )
         });
-        found.splice(scanned, |row| rows.binary_search(&row).is_ok())
+        Some(found.splice(scanned, |row| rows.binary_search(&row).is_ok()))
     }
 
-    fn scan_all(&self, automaton: &AhoCorasick, patterns: &[String]) -> RowMasks {
-        crate::timings::time("row scan", || {
+    fn scan_all(&self, patterns: &Patterns) -> Option<RowMasks> {
+        let automaton = patterns.automaton()?;
+        Some(crate::timings::time("row scan", || {
             haystack::scan_all(
                 &self.text,
                 &self.table,
                 self.chunks(),
                 automaton,
-                patterns.len(),
+                patterns.list.len(),
             )
-        })
+        }))
     }
 
     /// The rows where a pattern of `patterns` that the word index cannot
@@ -322,7 +323,7 @@ impl<'a> Matcher<'a> {
                     _ => None,
                 };
                 score::default_scoring(
-                    |automaton, patterns| self.masks(automaton, patterns),
+                    |patterns| self.masks(patterns),
                     self.len(),
                     query,
                     (top, min_score),

@@ -6,6 +6,7 @@
 //! keywords, IDF weighting, field weights and partial credit for Japanese
 //! compounds (see [`default_scoring`]). Both rank by score, then index order.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
@@ -173,7 +174,7 @@ pub(super) fn seed_scoring(
 /// from its lindera parts: `L · 0.6 · (m/n) · mean idf(matched parts) · F`
 /// for m of n parts (楽観ロック vs 楽観的ロック).
 pub(super) fn default_scoring(
-    scan: impl FnOnce(&AhoCorasick, &[String]) -> RowMasks,
+    scan: impl FnOnce(&Patterns) -> Option<RowMasks>,
     n_rows: usize,
     query: &Query,
     limits: (usize, Option<f64>),
@@ -210,30 +211,24 @@ pub(super) fn default_scoring(
             parts,
         });
     }
-    let automaton = if patterns.is_empty() {
-        None
-    } else {
-        crate::timings::time("automaton", || {
-            AhoCorasick::builder()
-                .match_kind(MatchKind::Standard)
-                .ascii_case_insensitive(true)
-                .kind(Some(automaton_kind(&patterns)))
-                .build(&patterns)
-                .ok()
-        })
+    let empty = || Outcome {
+        hits: Vec::new(),
+        total: 0,
+        mode: None,
+        ideal: 0.0,
     };
-    let Some(automaton) = automaton else {
-        return Outcome {
-            hits: Vec::new(),
-            total: 0,
-            mode: None,
-            ideal: 0.0,
-        };
-    };
-
-    // One scan per chunk (in parallel): for every row, the fields each pattern matched in.
+    if patterns.is_empty() {
+        return empty();
+    }
     let n_pat = patterns.len();
-    let masks = scan(&automaton, &patterns);
+    let patterns = Patterns {
+        list: patterns,
+        automaton: OnceCell::new(),
+    };
+    // For every row, the fields each pattern matched in.
+    let Some(masks) = scan(&patterns) else {
+        return empty();
+    };
     let mut df = vec![0usize; n_pat];
     for &(p, _) in &masks.items {
         df[p as usize] += 1;
@@ -308,6 +303,32 @@ pub(super) type Blend<'a> = dyn Fn(
         f64,
     ) -> (Option<Vec<(usize, f64)>>, SearchMode)
     + 'a;
+
+/// A query's patterns, and the automaton that finds them all, built when a
+/// scan first needs it (the word index's sorted suffixes need none).
+pub(super) struct Patterns {
+    pub(super) list: Vec<String>,
+    automaton: OnceCell<Option<AhoCorasick>>,
+}
+
+impl Patterns {
+    /// The automaton (`None` if it cannot be built: far beyond any query's
+    /// size; the search then finds nothing).
+    pub(super) fn automaton(&self) -> Option<&AhoCorasick> {
+        self.automaton
+            .get_or_init(|| {
+                crate::timings::time("automaton", || {
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::Standard)
+                        .ascii_case_insensitive(true)
+                        .kind(Some(automaton_kind(&self.list)))
+                        .build(&self.list)
+                        .ok()
+                })
+            })
+            .as_ref()
+    }
+}
 
 /// A keyword's patterns: its whole text and, for a Japanese compound, its lindera parts.
 #[derive(Debug)]

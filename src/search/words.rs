@@ -30,6 +30,7 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
 use super::fields::{FIELDS, Field, RowMasks, match_kind};
 use super::haystack::{in_place, searchable, split_title};
+use super::score::Patterns;
 use crate::error::{Error, Result};
 use crate::index::file::IndexFile;
 use crate::index::toon::Table;
@@ -525,15 +526,15 @@ impl WordIndex {
         )
     }
 
-    /// For every row with a match: the fields each pattern of `automaton` matched in,
-    /// exactly as `haystack::scan_all` finds them (for patterns that are [`usable`]).
-    pub(super) fn masks(&self, automaton: &AhoCorasick, patterns: &[String]) -> RowMasks {
-        let n_pat = patterns.len();
+    /// For every row with a match: the fields each of `patterns` matched in,
+    /// exactly as `haystack::scan_all` finds them (for patterns that are
+    /// [`usable`]); `None` when the patterns' automaton cannot be built.
+    pub(super) fn masks(&self, patterns: &Patterns) -> Option<RowMasks> {
         let found = match self.suffixes.get() {
-            Some(suffixes) => self.look_up(suffixes, patterns),
-            None => self.scan(automaton),
+            Some(suffixes) => self.look_up(suffixes, &patterns.list),
+            None => self.scan(patterns.automaton()?),
         };
-        self.rows_of(&found, n_pat)
+        Some(self.rows_of(&found, patterns.list.len()))
     }
 
     /// (word, pattern, kind) of every word a [`usable`] pattern of `patterns`
