@@ -128,6 +128,8 @@ struct IndexBackend<'a> {
     body: Option<Body>,
     body_index: OnceCell<Option<BodyIndex>>,
     cache: Option<Cache>,
+    /// Run the stages one after the other on this thread (see [`Searcher::prepare_for_many`]).
+    in_turn: std::cell::Cell<bool>,
 }
 
 /// One search's result: the results in final order, and what the
@@ -332,6 +334,7 @@ impl<'a> Searcher<'a> {
                 body: settings.body,
                 body_index: OnceCell::new(),
                 cache: None,
+                in_turn: std::cell::Cell::new(false),
             })),
             weights: settings.weights,
         }
@@ -411,13 +414,16 @@ impl<'a> Searcher<'a> {
     }
 
     /// Readies the searcher for many searches: the index (see
-    /// [`Matcher::prepare_for_many`]) and the loaded body index.
+    /// [`Matcher::prepare_for_many`]) and the loaded body index, and the
+    /// stages of a search run on the caller's thread once the body index is
+    /// loaded.
     pub(crate) fn prepare_for_many(&self) {
         if let Backend::Index(index) = &self.backend {
             index.matcher.prepare_for_many();
             if let Some(Some(body)) = index.body_index.get() {
                 body.prepare_for_many();
             }
+            index.in_turn.set(true);
         }
     }
 
@@ -675,25 +681,37 @@ impl IndexBackend<'_> {
             // second thread while the index pass runs here. On the first
             // search of this searcher that thread also maps the body index
             // and checks its files (one status read each) before searching it.
+            // A searcher readied for many searches (`kbidx mcp`) has its body
+            // index loaded and runs both here, one after the other: a thread
+            // per search (its start, its allocator heap, a wait for a core)
+            // cost more than running the stages side by side saved
+            // (docs/benchmarks.md, MCP server).
             let (matcher, cache) = (&self.matcher, self.cache.as_ref());
             let knowledge = self.knowledge.as_deref();
             let loaded = self.body_index.get();
-            let (outcome, hits, fresh) = std::thread::scope(|scope| {
-                let worker = scope.spawn(move || match loaded {
-                    Some(index) => (None, index.as_ref().map(body_pass)),
-                    None => {
-                        let index = knowledge.map(|k| load_body(matcher, cache, k));
-                        let hits = index.as_ref().map(body_pass);
-                        (Some(index), hits)
-                    }
-                });
+            let body_work = move || match loaded {
+                Some(index) => (None, index.as_ref().map(body_pass)),
+                None => {
+                    let index = knowledge.map(|k| load_body(matcher, cache, k));
+                    let hits = index.as_ref().map(body_pass);
+                    (Some(index), hits)
+                }
+            };
+            let (outcome, hits, fresh) = if self.in_turn.get() && loaded.is_some() {
                 let outcome = index_pass();
-                // Neither stage panics on any input; if one did, re-raise it here.
-                let (fresh, hits) = worker
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                let (fresh, hits) = body_work();
                 (outcome, hits, fresh)
-            });
+            } else {
+                std::thread::scope(|scope| {
+                    let worker = scope.spawn(body_work);
+                    let outcome = index_pass();
+                    // Neither stage panics on any input; if one did, re-raise it here.
+                    let (fresh, hits) = worker
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    (outcome, hits, fresh)
+                })
+            };
             if let Some(index) = fresh {
                 let _ = self.body_index.set(index);
             }
