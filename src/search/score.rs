@@ -346,6 +346,10 @@ pub(super) struct Scorer<'p, 'q> {
     plans: &'p [Plan<'q>],
     /// idf of each pattern: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
     idf: Vec<f64>,
+    /// Per plan, a bit per pattern of its whole and parts (patterns 0–63;
+    /// all bits set when it has a later one): a unit that matched none of
+    /// them skips the plan, as the plan would score nothing there.
+    uses: Vec<u64>,
 }
 
 impl<'p, 'q> Scorer<'p, 'q> {
@@ -359,7 +363,16 @@ impl<'p, 'q> Scorer<'p, 'q> {
                 (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
             })
             .collect();
-        Self { plans, idf }
+        let bit = |p: usize| if p < 64 { 1u64 << p } else { u64::MAX };
+        let uses = plans
+            .iter()
+            .map(|plan| {
+                plan.parts
+                    .iter()
+                    .fold(bit(plan.whole), |set, &(_, p)| set | bit(p))
+            })
+            .collect();
+        Self { plans, idf, uses }
     }
 
     /// The score of a unit that matched every keyword whole in its best field.
@@ -385,8 +398,15 @@ impl<'p, 'q> Scorer<'p, 'q> {
                 .find(|(q, _)| *q as usize == p)
                 .map_or(0, |(_, m)| *m)
         };
+        // The patterns the unit matched (a later pattern than 63 matches every plan).
+        let present = masks.iter().fold(0u64, |set, &(p, _)| {
+            set | if p < 64 { 1u64 << p } else { u64::MAX }
+        });
         let mut score = 0.0;
-        for plan in self.plans {
+        for (plan, &uses) in self.plans.iter().zip(&self.uses) {
+            if uses & present == 0 {
+                continue;
+            }
             let k = plan.keyword;
             let lw = level_weight(k.level) * k.weight;
             let full = mask_of(plan.whole);
