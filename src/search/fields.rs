@@ -149,30 +149,12 @@ impl RowMasks {
         self.ends.push(self.items.len());
     }
 
-    /// These masks, with those of the rows where `replaced(row)` taken from
-    /// `other` instead (`other` holds no other row); both in row order.
-    pub(super) fn splice(self, other: Self, replaced: impl Fn(usize) -> bool) -> Self {
-        let mut out = Self::new();
-        let (mut i, mut j) = (0, 0);
-        loop {
-            let mine = self.rows.get(i).copied().filter(|&r| !replaced(r));
-            if self.rows.get(i).is_some() && mine.is_none() {
-                i += 1;
-                continue;
-            }
-            let (source, k) = match (mine, other.rows.get(j)) {
-                (Some(a), Some(&b)) if b < a => (&other, &mut j),
-                (Some(_), _) => (&self, &mut i),
-                (None, Some(_)) => (&other, &mut j),
-                (None, None) => break,
-            };
-            out.rows.push(source.rows[*k]);
-            out.curated.push(source.curated[*k]);
-            out.items.extend_from_slice(source.row(*k));
-            out.ends.push(out.items.len());
-            *k += 1;
+    /// The same masks with pattern `p` numbered `ids[p]`.
+    pub(super) fn renumber(mut self, ids: &[usize]) -> Self {
+        for item in &mut self.items {
+            item.0 = ids[item.0 as usize] as u32;
         }
-        out
+        self
     }
 
     pub(super) fn append(&mut self, other: Self) {

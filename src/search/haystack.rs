@@ -451,6 +451,12 @@ pub(super) fn path_len(row: &[u8], table: &Table) -> usize {
     memchr::memchr(b'#', &cell[name..]).map_or(0, |i| name + i)
 }
 
+/// `a` and `b` (row-ordered masks over `n_pat` patterns) merged, the masks
+/// of rows in both OR-ed.
+pub(super) fn merge_into(a: RowMasks, b: RowMasks, n_pat: usize) -> RowMasks {
+    merge(a, &b, &mut vec![0u16; n_pat], &mut Vec::new())
+}
+
 /// Merges two row-ordered mask lists, OR-ing the masks of rows in both.
 fn merge(a: RowMasks, b: &RowMasks, scratch: &mut [u16], touched: &mut Vec<usize>) -> RowMasks {
     if b.rows.is_empty() {

@@ -12,6 +12,8 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use aho_corasick::{AhoCorasick, MatchKind};
+
 use super::fields::RowMasks;
 use super::haystack::{self, Chunk};
 use super::hierarchy;
@@ -171,24 +173,40 @@ impl<'a> Matcher<'a> {
         if list.iter().all(|p| words::usable(p)) {
             return Some(found);
         }
-        // A pattern with a space or `#` spans words: the rows that hold every
-        // word part of it somewhere are scanned (for every pattern), the
-        // others keep what the word index found.
+        // A pattern with a space or `#` spans words: it is looked for in the
+        // rows that hold every word part of it somewhere, by a scan of those
+        // rows for such patterns only; the word index's masks, exact for the
+        // other patterns in every row, take in what it finds.
         let Some(rows) = self.rows_to_scan(words, list) else {
             return self.scan_all(patterns);
         };
-        let automaton = patterns.automaton()?;
+        let spanning: Vec<usize> = (0..list.len())
+            .filter(|&p| !words::usable(&list[p]))
+            .collect();
+        let texts: Vec<&str> = spanning.iter().map(|&p| list[p].as_str()).collect();
+        let automaton = crate::timings::time("automaton", || {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .ascii_case_insensitive(true)
+                .kind(Some(score::automaton_kind(&texts)))
+                .build(&texts)
+                .ok()
+        })?;
         let scanned = crate::timings::time("row scan", || {
             haystack::scan_rows(
                 &self.text,
                 &self.table,
                 self.chunks(),
-                automaton,
-                list.len(),
+                &automaton,
+                spanning.len(),
                 &rows,
             )
         });
-        Some(found.splice(scanned, |row| rows.binary_search(&row).is_ok()))
+        Some(haystack::merge_into(
+            found,
+            scanned.renumber(&spanning),
+            list.len(),
+        ))
     }
 
     fn scan_all(&self, patterns: &Patterns) -> Option<RowMasks> {

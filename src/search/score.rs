@@ -538,8 +538,8 @@ fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
 const DFA_MAX_PATTERN_BYTES: usize = 4096;
 
 /// The automaton kind for `patterns` (see [`DFA_MAX_PATTERN_BYTES`]).
-pub(crate) fn automaton_kind(patterns: &[String]) -> AhoCorasickKind {
-    if patterns.iter().map(String::len).sum::<usize>() <= DFA_MAX_PATTERN_BYTES {
+pub(crate) fn automaton_kind(patterns: &[impl AsRef<str>]) -> AhoCorasickKind {
+    if patterns.iter().map(|p| p.as_ref().len()).sum::<usize>() <= DFA_MAX_PATTERN_BYTES {
         AhoCorasickKind::DFA
     } else {
         AhoCorasickKind::ContiguousNFA
