@@ -764,7 +764,7 @@ impl IndexBackend<'_> {
         mut outcome: Outcome,
         body: Body,
         hits: Vec<BodyHit>,
-        text: Option<HashMap<usize, Vec<TextMatch>>>,
+        text: Option<RowMap<Vec<TextMatch>>>,
     ) -> Ranking {
         let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
         // Levelled keywords are the agent's deliberate vocabulary, aimed at
@@ -777,7 +777,7 @@ impl IndexBackend<'_> {
         let mut text = text.unwrap_or_default();
         // Per row: where it came from, the index pass's (normalised, raw)
         // score and the body score over the best; the weight is decided once per row.
-        let mut rows: HashMap<usize, (Source, f64, f64, f64)> = HashMap::new();
+        let mut rows: RowMap<(Source, f64, f64, f64)> = RowMap::default();
         for (i, hit) in outcome.hits.iter().enumerate() {
             rows.insert(hit.row, (Source::Index(i), hit.normalized, hit.score, 0.0));
         }
@@ -936,6 +936,10 @@ impl IndexBackend<'_> {
     }
 }
 
+/// Per index row, during one search: hashed quickly (foldhash, not SipHash);
+/// nothing depends on its order (rows are sorted before they are shown).
+type RowMap<T> = foldhash::HashMap<usize, T>;
+
 /// A keyword's literal match in a section's text: (keyword as given, level, points).
 pub(crate) type TextMatch = (String, super::Level, f64);
 
@@ -954,11 +958,11 @@ fn literal_keywords(query: &Query) -> Vec<&super::Keyword> {
 /// (NFKC + case folding both sides, Latin ends on word boundaries), each such
 /// keyword with its weight times its idf over the sections' text (the
 /// caller applies [`TEXT_WEIGHT`]).
-fn literal(query: &Query, index: &BodyIndex) -> HashMap<usize, Vec<TextMatch>> {
+fn literal(query: &Query, index: &BodyIndex) -> RowMap<Vec<TextMatch>> {
     let keywords = literal_keywords(query);
     let patterns: Vec<String> = keywords.iter().map(|k| k.norm.clone()).collect();
     let n = index.rows() as f64;
-    let mut out: HashMap<usize, Vec<TextMatch>> = HashMap::new();
+    let mut out: RowMap<Vec<TextMatch>> = RowMap::default();
     for (k, rows) in keywords.iter().zip(index.literal(&patterns)) {
         let idf = super::bm25::idf(n, rows.len() as f64);
         for row in rows {
