@@ -578,7 +578,9 @@ mod tests {
                 .ascii_case_insensitive(true)
                 .build(&patterns)
                 .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
-            let sorted = |m: &RowMasks| -> Vec<(usize, bool, Vec<(u32, u16)>)> {
+            // Per matching row: (row, curated, its (pattern, mask) pairs sorted).
+            type Rows = Vec<(usize, bool, Vec<(u32, u16)>)>;
+            let sorted = |m: &RowMasks| -> Rows {
                 (0..m.rows.len())
                     .map(|i| {
                         let mut items = m.row(i).to_vec();
