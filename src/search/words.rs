@@ -44,6 +44,11 @@ const HEADER: usize = 56;
 const COUNTS: usize = 11;
 /// "none" for an optional column.
 const NONE: u32 = u32::MAX;
+/// Word texts up to this size get their suffixes sorted for a server
+/// ([`WordIndex::prepare_lookup`]): 12 bytes per character, so at most about
+/// 50 MB (nabledge-6-fulltext's word text is 0.3 MB); a larger one is
+/// scanned per search, as by the CLI.
+const LOOKUP_MAX_TEXT: usize = 4 << 20;
 /// Word texts from this size up are scanned on two threads.
 const PARALLEL_MIN_TEXT: usize = 64 * 1024;
 
@@ -386,9 +391,11 @@ impl WordIndex {
 
     /// Sorts the suffixes of the word text now (see [`Suffixes`]), so that
     /// every later search of this index looks its patterns up instead of
-    /// scanning every word.
+    /// scanning every word (up to [`LOOKUP_MAX_TEXT`] of word text).
     pub(super) fn prepare_lookup(&self) {
-        self.suffixes.get_or_init(|| Suffixes::build(self));
+        if self.bytes().len() - self.at_text <= LOOKUP_MAX_TEXT {
+            self.suffixes.get_or_init(|| Suffixes::build(self));
+        }
     }
 
     fn bytes(&self) -> &[u8] {
