@@ -75,13 +75,15 @@ pub(crate) const SUGGESTIONS: usize = 15;
 /// Runs `options`' query on `searcher` and builds the result document (with
 /// content when asked): what `kbidx search` prints and the MCP `search` tool returns.
 pub(crate) fn answer(options: &Request, searcher: &Searcher<'_>) -> Result<Report> {
-    let ranking = searcher.search_with(
-        &options.query,
-        options.scoring,
-        options.top,
-        options.min_score,
-        &options.diversity,
-    )?;
+    let ranking = crate::timings::time("rank", || {
+        searcher.search_with(
+            &options.query,
+            options.scoring,
+            options.top,
+            options.min_score,
+            &options.diversity,
+        )
+    })?;
     let links = if options.expand > 0 {
         crate::links::load(&options.links)?
     } else {
@@ -108,16 +110,22 @@ pub(crate) fn report(
     ranking: &search::Ranking,
     links: &[crate::links::Link],
 ) -> Report {
-    let mut report = Report::of(
-        searcher,
-        &options.query,
-        options.scoring,
-        ranking,
-        options.top,
-    );
-    report.suggest = searcher.suggest(&options.query, ranking, SUGGESTIONS);
+    let mut report = crate::timings::time("report", || {
+        Report::of(
+            searcher,
+            &options.query,
+            options.scoring,
+            ranking,
+            options.top,
+        )
+    });
+    report.suggest = crate::timings::time("suggest", || {
+        searcher.suggest(&options.query, ranking, SUGGESTIONS)
+    });
     report.notes = searcher.notes();
-    report.confidence = crate::output::Confidence::of(&options.query, &report, ranking);
+    report.confidence = crate::timings::time("confidence", || {
+        crate::output::Confidence::of(&options.query, &report, ranking)
+    });
     if let Some(matcher) = searcher.matcher()
         && options.expand > 0
         && !report.results.is_empty()

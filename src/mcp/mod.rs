@@ -121,7 +121,7 @@ impl Session {
     }
 
     /// The answer to one line of input (`None`: a notification or a response).
-    pub(crate) fn answer(&mut self, line: &[u8], log: &mut dyn Write) -> Option<Value> {
+    pub(crate) fn answer(&mut self, line: &[u8], log: &mut dyn Write) -> Option<Reply> {
         handle(&mut self.tools, line, log)
     }
 
@@ -135,12 +135,50 @@ impl Session {
         let mut params = Map::new();
         params.insert("name".into(), Value::String(name.into()));
         params.insert("arguments".into(), Value::Object(arguments));
-        self.tools.call(&params, log)
+        let result = self.tools.call(&params, log)?;
+        serde_json::to_value(&result).map_err(|e| (INVALID_PARAMS, e.to_string()))
+    }
+}
+
+/// A message the server writes: a JSON value, or a tool's result (whose
+/// structured document is written as encoded, not rebuilt as a value).
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// A response or error built as a value.
+    Value(Value),
+    /// The response to a `tools/call` with a result (an `isError` one too).
+    Tool {
+        id: Value,
+        result: tools::ToolResult,
+    },
+}
+
+impl serde::Serialize for Reply {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        /// `{"jsonrpc": "2.0", "id": …, "result": …}`, in that order.
+        #[derive(serde::Serialize)]
+        struct Envelope<'a> {
+            jsonrpc: &'static str,
+            id: &'a Value,
+            result: &'a tools::ToolResult,
+        }
+        match self {
+            Self::Value(value) => value.serialize(serializer),
+            Self::Tool { id, result } => Envelope {
+                jsonrpc: "2.0",
+                id,
+                result,
+            }
+            .serialize(serializer),
+        }
     }
 }
 
 /// Answers one message (`None`: nothing to answer, a notification or a response).
-fn handle(tools: &mut tools::Tools, line: &[u8], log: &mut dyn Write) -> Option<Value> {
+fn handle(tools: &mut tools::Tools, line: &[u8], log: &mut dyn Write) -> Option<Reply> {
     let message: Value = match serde_json::from_slice(line) {
         Ok(message) => message,
         Err(e) => return Some(error(Value::Null, PARSE_ERROR, format!("parse error: {e}"))),
@@ -208,11 +246,16 @@ fn handle(tools: &mut tools::Tools, line: &[u8], log: &mut dyn Write) -> Option<
         "initialize" => initialize(&params),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(json!({ "tools": tools::list() })),
-        "tools/call" => tools.call(&params, log),
+        "tools/call" => {
+            return Some(match tools.call(&params, log) {
+                Ok(result) => Reply::Tool { id, result },
+                Err((code, message)) => error(id, code, message),
+            });
+        }
         _ => Err((METHOD_NOT_FOUND, format!("method not found: {method}"))),
     };
     Some(match result {
-        Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+        Ok(result) => Reply::Value(json!({ "jsonrpc": "2.0", "id": id, "result": result })),
         Err((code, message)) => error(id, code, message),
     })
 }
@@ -247,8 +290,10 @@ fn initialize(params: &Map<String, Value>) -> std::result::Result<Value, (i64, S
 }
 
 /// A JSON-RPC error response.
-fn error(id: Value, code: i64, message: String) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+fn error(id: Value, code: i64, message: String) -> Reply {
+    Reply::Value(
+        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }),
+    )
 }
 
 #[cfg(test)]
@@ -266,7 +311,8 @@ mod tests {
     }
 
     fn answer(tools: &mut tools::Tools, line: &str) -> Option<Value> {
-        handle(tools, line.as_bytes(), &mut Vec::new())
+        let reply = handle(tools, line.as_bytes(), &mut Vec::new())?;
+        serde_json::to_value(&reply).ok()
     }
 
     fn code(response: &Value) -> Option<i64> {

@@ -19,6 +19,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::INVALID_PARAMS;
@@ -169,6 +171,31 @@ pub(super) fn list() -> Value {
     ])
 }
 
+/// A `tools/call` result: the text item, and the structured document
+/// (already encoded) or the error flag, in the order the protocol lists them.
+#[derive(Debug, Serialize)]
+pub(crate) struct ToolResult {
+    content: [TextItem; 1],
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured: Option<Box<RawValue>>,
+    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
+    is_error: bool,
+}
+
+/// A text content item.
+#[derive(Debug, Serialize)]
+struct TextItem {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+}
+
+impl TextItem {
+    fn of(text: String) -> Self {
+        Self { kind: "text", text }
+    }
+}
+
 /// The server's state: where the index and knowledge are, and the loaded index.
 pub(super) struct Tools {
     index: PathBuf,
@@ -270,6 +297,7 @@ impl Tools {
             for note in searcher.notes() {
                 let _ = writeln!(log, "kbidx mcp: {note}");
             }
+            searcher.prepare_for_many();
             self.loaded = Some(Loaded { stamp, searcher });
         }
         match &self.loaded {
@@ -301,7 +329,7 @@ impl Tools {
         &mut self,
         params: &Map<String, Value>,
         log: &mut dyn Write,
-    ) -> std::result::Result<Value, (i64, String)> {
+    ) -> std::result::Result<ToolResult, (i64, String)> {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Err((
                 INVALID_PARAMS,
@@ -344,15 +372,21 @@ impl Tools {
             Ok(_) => writeln!(log, "kbidx mcp: {name} in {:.2} ms", ms(started)),
             Err(e) => writeln!(log, "kbidx mcp: {name} failed: {e}"),
         };
+        // `KBIDX_TIMINGS=1`: the call's phases, as `kbidx search` prints them.
+        if let Some(line) = crate::timings::line(started) {
+            let _ = writeln!(log, "{line}");
+        }
         Ok(match outcome {
-            Ok((text, structured)) => json!({
-                "content": [{ "type": "text", "text": text }],
-                "structuredContent": structured,
-            }),
-            Err(e) => json!({
-                "content": [{ "type": "text", "text": e.to_string() }],
-                "isError": true,
-            }),
+            Ok((text, structured)) => ToolResult {
+                content: [TextItem::of(text)],
+                structured: Some(structured),
+                is_error: false,
+            },
+            Err(e) => ToolResult {
+                content: [TextItem::of(e.to_string())],
+                structured: None,
+                is_error: true,
+            },
         })
     }
 
@@ -365,9 +399,9 @@ impl Tools {
         &mut self,
         arguments: &Map<String, Value>,
         log: &mut dyn Write,
-    ) -> Result<(String, Value)> {
+    ) -> Result<(String, Box<RawValue>)> {
         let request = SearchRequest::parse(arguments)?;
-        let query = request.query()?;
+        let query = crate::timings::time("query", || request.query())?;
         let options = Request {
             query,
             knowledge: self.knowledge.clone(),
@@ -393,8 +427,10 @@ impl Tools {
         let searcher = self.searcher(log)?;
         let report = crate::answer::answer(&options, searcher)?;
         let mut text = Vec::new();
-        report.render(Format::Text, false, &mut text)?;
-        let structured = serde_json::to_value(&report)
+        crate::timings::time("render", || report.render(Format::Text, false, &mut text))?;
+        // Encoded once, as `kbidx search --format json` writes it: no
+        // `serde_json::Value` tree (a map per object) is built and dropped per call.
+        let structured = crate::timings::time("json", || serde_json::value::to_raw_value(&report))
             .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
         Ok((String::from_utf8_lossy(&text).into_owned(), structured))
     }
@@ -404,7 +440,7 @@ impl Tools {
         &mut self,
         arguments: &Map<String, Value>,
         log: &mut dyn Write,
-    ) -> Result<(String, Value)> {
+    ) -> Result<(String, Box<RawValue>)> {
         check_names(arguments, "read", &["reference"])?;
         let reference = match arguments.get("reference") {
             Some(Value::String(r)) if !r.trim().is_empty() => r.trim(),
@@ -437,6 +473,8 @@ impl Tools {
             structured["title"] = Value::String(title);
         }
         structured["content"] = Value::String(content.clone());
+        let structured = serde_json::value::to_raw_value(&structured)
+            .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
         Ok((content, structured))
     }
 }

@@ -801,7 +801,7 @@ impl BodyIndex {
     /// its character pairs (the text holds every pair of a string it holds),
     /// ascending; `None` (every row) for a pattern of one character. The
     /// shortest bucket is read whole and each of its rows looked up in the
-    /// others (binary search, rows ascending), so a frequent pair's long
+    /// others (galloping search, rows ascending), so a frequent pair's long
     /// bucket costs a few reads per candidate, not its length.
     fn candidates(&self, pattern: &str) -> Option<Vec<usize>> {
         let mut ranges: Vec<std::ops::Range<usize>> = gram_hashes(pattern)
@@ -816,7 +816,15 @@ impl BodyIndex {
         for range in others {
             let mut from = range.start;
             rows.retain(|&row| {
-                from = partition_point(from..range.end, |i| self.gram_row(i) < row);
+                // Galloping from the last row's place (both lists ascend):
+                // a dense bucket costs a few reads per candidate.
+                let (mut lo, mut hi, mut step) = (from, from, 1);
+                while hi < range.end && self.gram_row(hi) < row {
+                    lo = hi + 1;
+                    hi = lo.saturating_add(step);
+                    step = step.saturating_mul(2);
+                }
+                from = partition_point(lo..hi.min(range.end), |i| self.gram_row(i) < row);
                 from < range.end && self.gram_row(from) == row
             });
         }

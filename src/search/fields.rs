@@ -149,6 +149,14 @@ impl RowMasks {
         self.ends.push(self.items.len());
     }
 
+    /// The same masks with pattern `p` numbered `ids[p]`.
+    pub(super) fn renumber(mut self, ids: &[usize]) -> Self {
+        for item in &mut self.items {
+            item.0 = ids[item.0 as usize] as u32;
+        }
+        self
+    }
+
     pub(super) fn append(&mut self, other: Self) {
         let offset = self.items.len();
         self.rows.extend(other.rows);

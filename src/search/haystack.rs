@@ -275,15 +275,186 @@ fn scan(
     merge(main, &extra, &mut scratch, &mut touched)
 }
 
+/// What [`scan_all`] finds in `rows` (sorted, unique), scanning those rows
+/// only: the same masks for every row of `rows` that has a match, and no
+/// other row. Each row is scanned as `scan` would in its chunk: a row that
+/// repeats its file's path gets the path matches of its group's first row
+/// (scanned for them) and is scanned past its path. Patterns must not
+/// contain `\n` (a side cell is scanned on its own).
+pub(super) fn scan_rows(
+    text: &str,
+    table: &Table,
+    chunks: &[Chunk],
+    automaton: &AhoCorasick,
+    n_pat: usize,
+    rows: &[usize],
+) -> RowMasks {
+    let mut all = RowMasks::new();
+    let mut scratch = vec![0u16; n_pat];
+    let mut touched: Vec<usize> = Vec::new();
+    let mut spans = Vec::new();
+    let bytes = text.as_bytes();
+    let mut rest = rows;
+    for chunk in chunks {
+        let start = rest.partition_point(|&r| r < chunk.rows.start);
+        let end = rest.partition_point(|&r| r < chunk.rows.end);
+        let (mine, after) = (&rest[start..end], &rest[end..]);
+        rest = after;
+        let path_of = |row: usize| {
+            let (rs, re) = (table.rows[row].0 as usize, table.rows[row].1 as usize);
+            &bytes[rs..rs + path_len(&bytes[rs..re], table)]
+        };
+        let in_place_path = |row: usize| chunk.path_in_place[row - chunk.rows.start];
+        // The last row looked at: (row, first row of its run of one path, the
+        // run's first row whose path is in place before `row`).
+        let mut last: Option<(usize, usize, Option<usize>)> = None;
+        // The group whose path matches were gathered last, and those matches.
+        let mut lent: Option<(usize, Vec<(usize, u16)>)> = None;
+        for &row in mine {
+            let path = path_of(row);
+            // The rows before `row` in its chunk with its path (`run..row`) and
+            // the first of them whose path is scanned in place: `scan` lends
+            // that row's path matches to every later row of the run.
+            let mut run = row;
+            let mut group = None;
+            if !path.is_empty() {
+                while run > chunk.rows.start && path_of(run - 1) == path {
+                    run -= 1;
+                    if let Some((prev, prev_run, prev_group)) = last
+                        && prev == run
+                    {
+                        run = prev_run;
+                        group = prev_group;
+                        break;
+                    }
+                }
+                let from = last.filter(|l| l.1 == run).map_or(run, |l| l.0);
+                if group.is_none() {
+                    group = (from..row).find(|&r| in_place_path(r));
+                }
+            }
+            last = Some((row, run, group));
+            let (rs, re) = (table.rows[row].0 as usize, table.rows[row].1 as usize);
+            let from = if group.is_some() { rs + path.len() } else { rs };
+            scan_span(
+                text,
+                table,
+                row,
+                from,
+                re,
+                automaton,
+                &mut spans,
+                |p, b, _| {
+                    note(p, b, &mut touched, &mut scratch);
+                },
+            );
+            if let Some(g) = group {
+                if lent.as_ref().is_none_or(|l| l.0 != g) {
+                    let (gs, ge) = (table.rows[g].0 as usize, table.rows[g].1 as usize);
+                    let path_end = gs + path.len();
+                    let mut found = Vec::new();
+                    scan_span(
+                        text,
+                        table,
+                        g,
+                        gs,
+                        ge,
+                        automaton,
+                        &mut spans,
+                        |p, b, end| {
+                            if end <= path_end {
+                                found.push((p, b));
+                            }
+                        },
+                    );
+                    lent = Some((g, found));
+                }
+                for &(p, b) in lent.as_ref().map_or(&[][..], |l| &l.1) {
+                    note(p, b, &mut touched, &mut scratch);
+                }
+            }
+            // The row's folded cells, each on its own.
+            let side = &chunk.side;
+            let first = side.rows.partition_point(|&r| (r as usize) < row);
+            let end_seg = side.rows.partition_point(|&r| (r as usize) <= row);
+            for seg in first..end_seg {
+                let cell_start = if seg == 0 {
+                    0
+                } else {
+                    side.ends[seg - 1] as usize + 1
+                };
+                let cell = &side.text[cell_start..side.ends[seg] as usize];
+                for m in automaton.find_overlapping_iter(cell) {
+                    if let Some(b) = match_bit(cell, m.start(), m.end(), side.fields[seg]) {
+                        note(m.pattern().as_usize(), b, &mut touched, &mut scratch);
+                    }
+                }
+            }
+            if !touched.is_empty() {
+                let curated = chunk.curated[row - chunk.rows.start];
+                all.push(row, curated, &mut touched, &mut scratch);
+            }
+        }
+    }
+    all
+}
+
+/// Notes the match bit `b` of pattern `p` for the row being scanned.
+fn note(p: usize, b: u16, touched: &mut Vec<usize>, scratch: &mut [u16]) {
+    if scratch[p] == 0 {
+        touched.push(p);
+    }
+    scratch[p] |= b;
+}
+
+/// The matches in `text[from..to]` of the row `row` that lie in one of its
+/// in-place searchable cells and on word boundaries there, as `scan` judges
+/// them: `found(pattern, bit, end)` for each.
+#[allow(clippy::too_many_arguments)] // the scan's state, passed as `scan` keeps it
+fn scan_span(
+    text: &str,
+    table: &Table,
+    row: usize,
+    from: usize,
+    to: usize,
+    automaton: &AhoCorasick,
+    spans: &mut Vec<(usize, usize, Field)>,
+    mut found: impl FnMut(usize, u16, usize),
+) {
+    let mut spans_loaded = false;
+    for m in automaton.find_overlapping_iter(&text[from..to]) {
+        let (start, end) = (from + m.start(), from + m.end());
+        if !spans_loaded {
+            self::spans(text, table, row, spans);
+            spans_loaded = true;
+        }
+        let Some(&(cell_start, cell_end, field)) =
+            spans.iter().find(|s| s.0 <= start && end <= s.1)
+        else {
+            continue;
+        };
+        let cell = &text[cell_start..cell_end];
+        if let Some(b) = match_bit(cell, start - cell_start, end - cell_start, field) {
+            found(m.pattern().as_usize(), b, end);
+        }
+    }
+}
+
 /// Length of a row's file path (its reference up to the `#` of the section id)
 /// when the reference is the row's first cell and unquoted; 0 otherwise.
-fn path_len(row: &[u8], table: &Table) -> usize {
+pub(super) fn path_len(row: &[u8], table: &Table) -> usize {
     if table.reference != 0 || row.first() == Some(&b'"') {
         return 0;
     }
     let cell = &row[..memchr::memchr(table.delimiter, row).unwrap_or(row.len())];
     let name = memchr::memrchr(b'/', cell).map_or(0, |i| i + 1);
     memchr::memchr(b'#', &cell[name..]).map_or(0, |i| name + i)
+}
+
+/// `a` and `b` (row-ordered masks over `n_pat` patterns) merged, the masks
+/// of rows in both OR-ed.
+pub(super) fn merge_into(a: RowMasks, b: RowMasks, n_pat: usize) -> RowMasks {
+    merge(a, &b, &mut vec![0u16; n_pat], &mut Vec::new())
 }
 
 /// Merges two row-ordered mask lists, OR-ing the masks of rows in both.
@@ -337,6 +508,94 @@ pub(super) fn split_title(title: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const VOCAB: &[&str] = &[
+        "page",
+        "per",
+        "Paging",
+        "ページング",
+        "ロック",
+        "dao",
+        "ＤＡＯ",
+        "ﾍﾟｰｼﾞ",
+        "x-y",
+        "#",
+        " ",
+        "  ",
+        ",",
+        "\"",
+        " / ",
+        "\\",
+        "Ａ",
+    ];
+
+    fn vocab_text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::strategy::Strategy;
+        proptest::collection::vec(proptest::sample::select(VOCAB), 0..max).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        /// Scanning some rows finds what the scan of every row finds in them,
+        /// whatever the chunks (a file's rows lend their path matches within one).
+        #[test]
+        fn scanning_some_rows_equals_the_full_scan(
+            rows in proptest::collection::vec(
+                (0..3usize, vocab_text(3), vocab_text(4), vocab_text(4)), 1..16),
+            patterns in proptest::collection::vec(vocab_text(3), 1..4),
+            size in 1..6usize,
+            pick in proptest::collection::vec(proptest::bool::ANY, 16),
+        ) {
+            use crate::index::model::{Entry, Index};
+            let mut entries: Vec<Entry> = rows
+                .into_iter()
+                .map(|(path, id, title, hints)| Entry {
+                    reference: format!("{}#{id}", ["a/paging.json", "b.json", "dao/x-y.json"][path]),
+                    title,
+                    hints,
+                    terms: String::new(),
+                })
+                .collect();
+            entries.sort_by(|a, b| a.reference.split('#').next().cmp(&b.reference.split('#').next()));
+            let text = crate::index::toon::encode(&Index { entries });
+            let path = Path::new("i.toon");
+            let table = crate::index::toon::locate(path, &text)
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            let chunks: Vec<Chunk> = (0..table.len())
+                .step_by(size)
+                .map(|s| fold(path, &text, &table, s..(s + size).min(table.len())))
+                .collect::<Result<_>>()
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            let patterns: Vec<String> = patterns
+                .iter()
+                .map(|p| normalize(p))
+                .filter(|p| !p.is_empty())
+                .collect();
+            if patterns.is_empty() {
+                return Ok(());
+            }
+            let automaton = AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::Standard)
+                .ascii_case_insensitive(true)
+                .build(&patterns)
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            // Per matching row: (row, curated, its (pattern, mask) pairs sorted).
+            type Rows = Vec<(usize, bool, Vec<(u32, u16)>)>;
+            let sorted = |m: &RowMasks| -> Rows {
+                (0..m.rows.len())
+                    .map(|i| {
+                        let mut items = m.row(i).to_vec();
+                        items.sort_unstable();
+                        (m.rows[i], m.curated[i], items)
+                    })
+                    .collect()
+            };
+            let subset: Vec<usize> = (0..table.len()).filter(|&r| pick[r]).collect();
+            let all = sorted(&scan_all(&text, &table, &chunks, &automaton, patterns.len()));
+            let some = sorted(&scan_rows(&text, &table, &chunks, &automaton, patterns.len(), &subset));
+            let expected: Vec<_> = all.into_iter().filter(|r| pick[r.0]).collect();
+            proptest::prop_assert_eq!(some, expected);
+        }
+    }
 
     #[test]
     fn titles_split_at_the_first_spaced_slash() {

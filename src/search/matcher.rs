@@ -12,13 +12,13 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::fields::RowMasks;
 use super::haystack::{self, Chunk};
 use super::hierarchy;
 use super::hierarchy::Files;
-use super::score;
+use super::score::{self, Patterns};
 use super::words::{self, WordIndex};
 use super::{Hierarchy, Outcome, Query, Scoring};
 use crate::error::Result;
@@ -144,6 +144,17 @@ impl<'a> Matcher<'a> {
         self.words.as_ref()
     }
 
+    /// Readies the index for many searches (`kbidx mcp`): sorts the suffixes
+    /// of the word index's words (see `words`) and folds the rows a scan
+    /// reads, once, where a single search would scan every word, or fold
+    /// every row on its first scan.
+    pub fn prepare_for_many(&self) {
+        if let Some(words) = &self.words {
+            words.prepare_lookup();
+        }
+        let _ = self.chunks();
+    }
+
     fn chunks(&self) -> &[Chunk] {
         self.chunks.get_or_init(|| {
             // The text was checked when its word index was built (same hash).
@@ -153,19 +164,120 @@ impl<'a> Matcher<'a> {
 
     /// For every row with a match, the fields each pattern matched in: from
     /// the word index when it can answer for every pattern, else by a scan.
-    fn masks(&self, automaton: &AhoCorasick, patterns: &[String]) -> RowMasks {
-        match &self.words {
-            Some(words) if patterns.iter().all(|p| words::usable(p)) => {
-                words.masks(automaton, patterns.len())
-            }
-            _ => haystack::scan_all(
+    fn masks(&self, patterns: &Patterns) -> Option<RowMasks> {
+        let Some(words) = &self.words else {
+            return self.scan_all(patterns);
+        };
+        let list = &patterns.list;
+        let found = crate::timings::time("word lookup", || words.masks(patterns))?;
+        if list.iter().all(|p| words::usable(p)) {
+            return Some(found);
+        }
+        // A pattern with a space or `#` spans words: it is looked for in the
+        // rows that hold every word part of it somewhere, by a scan of those
+        // rows for such patterns only; the word index's masks, exact for the
+        // other patterns in every row, take in what it finds.
+        let Some(rows) = self.rows_to_scan(words, list) else {
+            return self.scan_all(patterns);
+        };
+        let spanning: Vec<usize> = (0..list.len())
+            .filter(|&p| !words::usable(&list[p]))
+            .collect();
+        let texts: Vec<&str> = spanning.iter().map(|&p| list[p].as_str()).collect();
+        let automaton = crate::timings::time("automaton", || {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .ascii_case_insensitive(true)
+                .kind(Some(score::automaton_kind(&texts)))
+                .build(&texts)
+                .ok()
+        })?;
+        let scanned = crate::timings::time("row scan", || {
+            haystack::scan_rows(
+                &self.text,
+                &self.table,
+                self.chunks(),
+                &automaton,
+                spanning.len(),
+                &rows,
+            )
+        });
+        Some(haystack::merge_into(
+            found,
+            scanned.renumber(&spanning),
+            list.len(),
+        ))
+    }
+
+    fn scan_all(&self, patterns: &Patterns) -> Option<RowMasks> {
+        let automaton = patterns.automaton()?;
+        Some(crate::timings::time("row scan", || {
+            haystack::scan_all(
                 &self.text,
                 &self.table,
                 self.chunks(),
                 automaton,
-                patterns.len(),
-            ),
+                patterns.list.len(),
+            )
+        }))
+    }
+
+    /// The rows where a pattern of `patterns` that the word index cannot
+    /// answer may match, in order: those with a word containing each of its
+    /// parts between spaces and `#` (a match holds each part inside one of
+    /// the row's words), and the rows after each that repeat its file path
+    /// (the scan lends them its path matches). `None`: scan every row (a
+    /// pattern of separators only, or with a line break).
+    fn rows_to_scan(&self, words: &WordIndex, patterns: &[String]) -> Option<Vec<usize>> {
+        let mut tokens: Vec<String> = Vec::new();
+        let mut needs: Vec<Vec<usize>> = Vec::new();
+        for pattern in patterns.iter().filter(|p| !words::usable(p)) {
+            if pattern.contains('\n') {
+                return None;
+            }
+            let parts: Vec<usize> = pattern
+                .split([' ', '#'])
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    tokens.iter().position(|k| k == t).unwrap_or_else(|| {
+                        tokens.push(t.to_owned());
+                        tokens.len() - 1
+                    })
+                })
+                .collect();
+            if parts.is_empty() {
+                return None;
+            }
+            needs.push(parts);
         }
+        let holds = words.rows_containing(&tokens)?;
+        let bytes = self.text.as_bytes();
+        let path = |row: usize| {
+            let (rs, re) = (
+                self.table.rows[row].0 as usize,
+                self.table.rows[row].1 as usize,
+            );
+            &bytes[rs..rs + haystack::path_len(&bytes[rs..re], &self.table)]
+        };
+        let mut rows = Vec::new();
+        let mut row = 0;
+        while row < self.len() {
+            if !needs
+                .iter()
+                .any(|parts| parts.iter().all(|&t| holds[t][row]))
+            {
+                row += 1;
+                continue;
+            }
+            rows.push(row);
+            let shared = path(row);
+            row += 1;
+            while !shared.is_empty() && row < self.len() && path(row) == shared {
+                rows.push(row);
+                row += 1;
+            }
+        }
+        Some(rows)
     }
 
     /// Turns the two-pass file → section search on (`Some`) or off for default scoring.
@@ -234,7 +346,7 @@ impl<'a> Matcher<'a> {
                     _ => None,
                 };
                 score::default_scoring(
-                    |automaton, patterns| self.masks(automaton, patterns),
+                    |patterns| self.masks(patterns),
                     self.len(),
                     query,
                     (top, min_score),

@@ -6,6 +6,7 @@
 //! keywords, IDF weighting, field weights and partial credit for Japanese
 //! compounds (see [`default_scoring`]). Both rank by score, then index order.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
@@ -173,7 +174,7 @@ pub(super) fn seed_scoring(
 /// from its lindera parts: `L · 0.6 · (m/n) · mean idf(matched parts) · F`
 /// for m of n parts (楽観ロック vs 楽観的ロック).
 pub(super) fn default_scoring(
-    scan: impl FnOnce(&AhoCorasick, &[String]) -> RowMasks,
+    scan: impl FnOnce(&Patterns) -> Option<RowMasks>,
     n_rows: usize,
     query: &Query,
     limits: (usize, Option<f64>),
@@ -210,28 +211,24 @@ pub(super) fn default_scoring(
             parts,
         });
     }
-    let automaton = if patterns.is_empty() {
-        None
-    } else {
-        AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .ascii_case_insensitive(true)
-            .kind(Some(automaton_kind(&patterns)))
-            .build(&patterns)
-            .ok()
+    let empty = || Outcome {
+        hits: Vec::new(),
+        total: 0,
+        mode: None,
+        ideal: 0.0,
     };
-    let Some(automaton) = automaton else {
-        return Outcome {
-            hits: Vec::new(),
-            total: 0,
-            mode: None,
-            ideal: 0.0,
-        };
-    };
-
-    // One scan per chunk (in parallel): for every row, the fields each pattern matched in.
+    if patterns.is_empty() {
+        return empty();
+    }
     let n_pat = patterns.len();
-    let masks = scan(&automaton, &patterns);
+    let patterns = Patterns {
+        list: patterns,
+        automaton: OnceCell::new(),
+    };
+    // For every row, the fields each pattern matched in.
+    let Some(masks) = scan(&patterns) else {
+        return empty();
+    };
     let mut df = vec![0usize; n_pat];
     for &(p, _) in &masks.items {
         df[p as usize] += 1;
@@ -307,6 +304,32 @@ pub(super) type Blend<'a> = dyn Fn(
     ) -> (Option<Vec<(usize, f64)>>, SearchMode)
     + 'a;
 
+/// A query's patterns, and the automaton that finds them all, built when a
+/// scan first needs it (the word index's sorted suffixes need none).
+pub(super) struct Patterns {
+    pub(super) list: Vec<String>,
+    automaton: OnceCell<Option<AhoCorasick>>,
+}
+
+impl Patterns {
+    /// The automaton (`None` if it cannot be built: far beyond any query's
+    /// size; the search then finds nothing).
+    pub(super) fn automaton(&self) -> Option<&AhoCorasick> {
+        self.automaton
+            .get_or_init(|| {
+                crate::timings::time("automaton", || {
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::Standard)
+                        .ascii_case_insensitive(true)
+                        .kind(Some(automaton_kind(&self.list)))
+                        .build(&self.list)
+                        .ok()
+                })
+            })
+            .as_ref()
+    }
+}
+
 /// A keyword's patterns: its whole text and, for a Japanese compound, its lindera parts.
 #[derive(Debug)]
 pub(super) struct Plan<'q> {
@@ -323,6 +346,10 @@ pub(super) struct Scorer<'p, 'q> {
     plans: &'p [Plan<'q>],
     /// idf of each pattern: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
     idf: Vec<f64>,
+    /// Per plan, a bit per pattern of its whole and parts (patterns 0–63;
+    /// all bits set when it has a later one): a unit that matched none of
+    /// them skips the plan, as the plan would score nothing there.
+    uses: Vec<u64>,
 }
 
 impl<'p, 'q> Scorer<'p, 'q> {
@@ -336,7 +363,16 @@ impl<'p, 'q> Scorer<'p, 'q> {
                 (1.0 + (n - d + 0.5) / (d + 0.5)).ln()
             })
             .collect();
-        Self { plans, idf }
+        let bit = |p: usize| if p < 64 { 1u64 << p } else { u64::MAX };
+        let uses = plans
+            .iter()
+            .map(|plan| {
+                plan.parts
+                    .iter()
+                    .fold(bit(plan.whole), |set, &(_, p)| set | bit(p))
+            })
+            .collect();
+        Self { plans, idf, uses }
     }
 
     /// The score of a unit that matched every keyword whole in its best field.
@@ -362,8 +398,15 @@ impl<'p, 'q> Scorer<'p, 'q> {
                 .find(|(q, _)| *q as usize == p)
                 .map_or(0, |(_, m)| *m)
         };
+        // The patterns the unit matched (a later pattern than 63 matches every plan).
+        let present = masks.iter().fold(0u64, |set, &(p, _)| {
+            set | if p < 64 { 1u64 << p } else { u64::MAX }
+        });
         let mut score = 0.0;
-        for plan in self.plans {
+        for (plan, &uses) in self.plans.iter().zip(&self.uses) {
+            if uses & present == 0 {
+                continue;
+            }
             let k = plan.keyword;
             let lw = level_weight(k.level) * k.weight;
             let full = mask_of(plan.whole);
@@ -495,8 +538,8 @@ fn finish(mut hits: Vec<Hit>, top: usize, ideal: f64) -> Outcome {
 const DFA_MAX_PATTERN_BYTES: usize = 4096;
 
 /// The automaton kind for `patterns` (see [`DFA_MAX_PATTERN_BYTES`]).
-pub(crate) fn automaton_kind(patterns: &[String]) -> AhoCorasickKind {
-    if patterns.iter().map(String::len).sum::<usize>() <= DFA_MAX_PATTERN_BYTES {
+pub(crate) fn automaton_kind(patterns: &[impl AsRef<str>]) -> AhoCorasickKind {
+    if patterns.iter().map(|p| p.as_ref().len()).sum::<usize>() <= DFA_MAX_PATTERN_BYTES {
         AhoCorasickKind::DFA
     } else {
         AhoCorasickKind::ContiguousNFA

@@ -158,6 +158,8 @@ struct IndexBackend<'a> {
     limit: u64,
     /// Whether the knowledge is over `limit` (checked once, when first needed).
     oversize: OnceCell<Option<Oversize>>,
+    /// Run the stages one after the other on this thread (see [`Searcher::prepare_for_many`]).
+    in_turn: std::cell::Cell<bool>,
 }
 
 /// One search's result: the results in final order, and what the
@@ -364,6 +366,7 @@ impl<'a> Searcher<'a> {
                 cache: None,
                 limit: settings.body_limit,
                 oversize: OnceCell::new(),
+                in_turn: std::cell::Cell::new(false),
             })),
             weights: settings.weights,
         }
@@ -468,6 +471,16 @@ impl<'a> Searcher<'a> {
     pub(crate) fn load_body_index(&self) {
         if let Backend::Index(index) = &self.backend {
             index.load_body_index();
+        }
+    }
+
+    /// Readies the searcher for many searches: the index (see
+    /// [`Matcher::prepare_for_many`]), and the stages of a search run on the
+    /// caller's thread once the body index is loaded.
+    pub(crate) fn prepare_for_many(&self) {
+        if let Backend::Index(index) = &self.backend {
+            index.matcher.prepare_for_many();
+            index.in_turn.set(true);
         }
     }
 
@@ -805,25 +818,37 @@ impl IndexBackend<'_> {
             // second thread while the index pass runs here. On the first
             // search of this searcher that thread also maps the body index
             // and checks its files (one status read each) before searching it.
+            // A searcher readied for many searches (`kbidx mcp`) has its body
+            // index loaded and runs both here, one after the other: a thread
+            // per search (its start, its allocator heap, a wait for a core)
+            // cost more than running the stages side by side saved
+            // (docs/benchmarks.md, MCP server).
             let (matcher, cache, limit) = (&self.matcher, self.cache.as_ref(), self.limit);
             let knowledge = self.knowledge.as_deref();
             let loaded = self.body_index.get();
-            let (outcome, hits, fresh) = std::thread::scope(|scope| {
-                let worker = scope.spawn(move || match loaded {
-                    Some(index) => (None, index.as_ref().map(body_pass)),
-                    None => {
-                        let index = knowledge.map(|k| load_body(matcher, cache, k, limit));
-                        let hits = index.as_ref().and_then(|i| i.as_ref().ok()).map(body_pass);
-                        (Some(index), hits)
-                    }
-                });
+            let body_work = move || match loaded {
+                Some(index) => (None, index.as_ref().map(body_pass)),
+                None => {
+                    let index = knowledge.map(|k| load_body(matcher, cache, k, limit));
+                    let hits = index.as_ref().and_then(|i| i.as_ref().ok()).map(body_pass);
+                    (Some(index), hits)
+                }
+            };
+            let (outcome, hits, fresh) = if self.in_turn.get() && loaded.is_some() {
                 let outcome = index_pass();
-                // Neither stage panics on any input; if one did, re-raise it here.
-                let (fresh, hits) = worker
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                let (fresh, hits) = body_work();
                 (outcome, hits, fresh)
-            });
+            } else {
+                std::thread::scope(|scope| {
+                    let worker = scope.spawn(body_work);
+                    let outcome = index_pass();
+                    // Neither stage panics on any input; if one did, re-raise it here.
+                    let (fresh, hits) = worker
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    (outcome, hits, fresh)
+                })
+            };
             if let Some(index) = fresh {
                 let _ = self.body_index.set(index.and_then(|i| self.keep(i)));
             }
@@ -880,7 +905,7 @@ impl IndexBackend<'_> {
         mut outcome: Outcome,
         body: Body,
         hits: Vec<BodyHit>,
-        text: Option<HashMap<usize, Vec<TextMatch>>>,
+        text: Option<RowMap<Vec<TextMatch>>>,
     ) -> Ranking {
         let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
         // Levelled keywords are the agent's deliberate vocabulary, aimed at
@@ -893,7 +918,7 @@ impl IndexBackend<'_> {
         let mut text = text.unwrap_or_default();
         // Per row: where it came from, the index pass's (normalised, raw)
         // score and the body score over the best; the weight is decided once per row.
-        let mut rows: HashMap<usize, (Source, f64, f64, f64)> = HashMap::new();
+        let mut rows: RowMap<(Source, f64, f64, f64)> = RowMap::default();
         for (i, hit) in outcome.hits.iter().enumerate() {
             rows.insert(hit.row, (Source::Index(i), hit.normalized, hit.score, 0.0));
         }
@@ -1056,6 +1081,10 @@ impl IndexBackend<'_> {
     }
 }
 
+/// Per index row, during one search: hashed quickly (foldhash, not SipHash);
+/// nothing depends on its order (rows are sorted before they are shown).
+type RowMap<T> = foldhash::HashMap<usize, T>;
+
 /// A keyword's literal match in a section's text: (keyword as given, level, points).
 pub(crate) type TextMatch = (String, super::Level, f64);
 
@@ -1074,11 +1103,11 @@ fn literal_keywords(query: &Query) -> Vec<&super::Keyword> {
 /// (NFKC + case folding both sides, Latin ends on word boundaries), each such
 /// keyword with its weight times its idf over the sections' text (the
 /// caller applies [`TEXT_WEIGHT`]).
-fn literal(query: &Query, index: &BodyIndex) -> HashMap<usize, Vec<TextMatch>> {
+fn literal(query: &Query, index: &BodyIndex) -> RowMap<Vec<TextMatch>> {
     let keywords = literal_keywords(query);
     let patterns: Vec<String> = keywords.iter().map(|k| k.norm.clone()).collect();
     let n = index.rows() as f64;
-    let mut out: HashMap<usize, Vec<TextMatch>> = HashMap::new();
+    let mut out: RowMap<Vec<TextMatch>> = RowMap::default();
     for (k, rows) in keywords.iter().zip(index.literal(&patterns)) {
         let idf = super::bm25::idf(n, rows.len() as f64);
         for row in rows {

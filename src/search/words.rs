@@ -23,12 +23,14 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
 use super::fields::{FIELDS, Field, RowMasks, match_kind};
 use super::haystack::{in_place, searchable, split_title};
+use super::score::Patterns;
 use crate::error::{Error, Result};
 use crate::index::file::IndexFile;
 use crate::index::toon::Table;
@@ -42,6 +44,11 @@ const HEADER: usize = 56;
 const COUNTS: usize = 11;
 /// "none" for an optional column.
 const NONE: u32 = u32::MAX;
+/// Word texts up to this size get their suffixes sorted for a server
+/// ([`WordIndex::prepare_lookup`]): 12 bytes per character, so at most about
+/// 50 MB (nabledge-6-fulltext's word text is 0.3 MB); a larger one is
+/// scanned per search, as by the CLI.
+const LOOKUP_MAX_TEXT: usize = 4 << 20;
 /// Word texts from this size up are scanned on two threads.
 const PARALLEL_MIN_TEXT: usize = 64 * 1024;
 
@@ -81,6 +88,52 @@ pub struct WordIndex {
     at_text: usize,
     /// The table read from the body.
     table: Table,
+    /// The sorted suffixes of the word text, when built ([`WordIndex::prepare_lookup`]).
+    suffixes: OnceLock<Suffixes>,
+}
+
+/// Every suffix of the word text that starts a character, cut at the end
+/// of its word, in byte order: the words that contain a pattern are one
+/// binary search away, where the automaton scans the whole word text. Built
+/// once for a searcher that answers many searches (`kbidx mcp`); a single
+/// search scans (building this costs more than one scan).
+#[derive(Debug)]
+struct Suffixes {
+    /// (start, end of its word, word) of each suffix, sorted by `text[start..end]`.
+    at: Vec<(u32, u32, u32)>,
+}
+
+impl Suffixes {
+    fn build(index: &WordIndex) -> Self {
+        let text = &index.bytes()[index.at_text..];
+        let mut keyed: Vec<(u64, (u32, u32, u32))> = Vec::with_capacity(text.len());
+        for w in 0..index.words {
+            let (start, end) = index.word(w);
+            for i in start..end {
+                // A pattern is text: it starts a character, never inside one.
+                if text[i] & 0xC0 != 0x80 {
+                    // The first 8 bytes, zero-padded: ordered as the suffixes are.
+                    let mut key = [0u8; 8];
+                    let n = (end - i).min(8);
+                    key[..n].copy_from_slice(&text[i..i + n]);
+                    keyed.push((u64::from_be_bytes(key), (i as u32, end as u32, w as u32)));
+                }
+            }
+        }
+        let slice = |s: &(u32, u32, u32)| &text[s.0 as usize..s.1 as usize];
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| slice(&a.1).cmp(slice(&b.1))));
+        Self {
+            at: keyed.into_iter().map(|(_, s)| s).collect(),
+        }
+    }
+
+    /// The suffixes that start with `pattern` (of the word text `text`).
+    fn starting_with(&self, text: &[u8], pattern: &[u8]) -> &[(u32, u32, u32)] {
+        let slice = |s: &(u32, u32, u32)| &text[s.0 as usize..s.1 as usize];
+        let lo = self.at.partition_point(|s| slice(s) < pattern);
+        let n = self.at[lo..].partition_point(|s| slice(s).starts_with(pattern));
+        &self.at[lo..lo + n]
+    }
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -332,7 +385,17 @@ impl WordIndex {
             at_postings,
             at_text,
             table,
+            suffixes: OnceLock::new(),
         })
+    }
+
+    /// Sorts the suffixes of the word text now (see [`Suffixes`]), so that
+    /// every later search of this index looks its patterns up instead of
+    /// scanning every word (up to [`LOOKUP_MAX_TEXT`] of word text).
+    pub(super) fn prepare_lookup(&self) {
+        if self.bytes().len() - self.at_text <= LOOKUP_MAX_TEXT {
+            self.suffixes.get_or_init(|| Suffixes::build(self));
+        }
     }
 
     fn bytes(&self) -> &[u8] {
@@ -408,23 +471,116 @@ impl WordIndex {
         found
     }
 
-    /// For every row with a match: the fields each pattern of `automaton` matched in,
-    /// exactly as `haystack::scan_all` finds them (for patterns that are [`usable`]).
-    pub(super) fn masks(&self, automaton: &AhoCorasick, n_pat: usize) -> RowMasks {
+    /// The postings of word `w` (offsets into the postings).
+    fn posting_range(&self, w: usize) -> std::ops::Range<usize> {
         let b = self.bytes();
-        let posting_range = |w: usize| {
-            let start = if w == 0 {
-                0
-            } else {
-                u32_at(b, self.at_posting_ends + 4 * (w - 1)) as usize
-            };
-            let end = u32_at(b, self.at_posting_ends + 4 * w) as usize;
-            start.min(end)..end.min(self.postings)
+        let start = if w == 0 {
+            0
+        } else {
+            u32_at(b, self.at_posting_ends + 4 * (w - 1)) as usize
         };
+        let end = u32_at(b, self.at_posting_ends + 4 * w) as usize;
+        start.min(end)..end.min(self.postings)
+    }
 
-        // (word, pattern, kind) of every word a pattern matches in, in word
-        // order; a long word text is scanned in two halves in parallel.
-        let text_len = b.len() - self.at_text;
+    /// For each of `tokens`, a flag per row: whether one of the row's words
+    /// contains it (ASCII case ignored). From the sorted suffixes when they
+    /// are built, else by one scan of the word text. `None` when the
+    /// automaton for the scan cannot be built.
+    pub(super) fn rows_containing(&self, tokens: &[String]) -> Option<Vec<Vec<bool>>> {
+        let text = &self.bytes()[self.at_text..];
+        let lower: Vec<String> = tokens.iter().map(|t| t.to_ascii_lowercase()).collect();
+        let mut words: Vec<Vec<u32>> = vec![Vec::new(); tokens.len()];
+        if let Some(suffixes) = self.suffixes.get() {
+            for (token, found) in lower.iter().zip(&mut words) {
+                found.extend(
+                    suffixes
+                        .starting_with(text, token.as_bytes())
+                        .iter()
+                        .map(|s| s.2),
+                );
+            }
+        } else if !tokens.is_empty() {
+            let automaton = AhoCorasick::builder()
+                .kind(Some(super::score::automaton_kind(&lower)))
+                .build(&lower)
+                .ok()?;
+            let mut w = 0;
+            for m in automaton.find_overlapping_iter(text) {
+                while w + 1 < self.words && self.word(w).1 < m.end() {
+                    w += 1;
+                }
+                words[m.pattern().as_usize()].push(w as u32);
+            }
+        }
+        let b = self.bytes();
+        Some(
+            words
+                .into_iter()
+                .map(|found| {
+                    let mut rows = vec![false; self.rows];
+                    for w in found {
+                        for i in self.posting_range(w as usize) {
+                            let row = (u32_at(b, self.at_postings + 4 * i) >> 3) as usize;
+                            if let Some(flag) = rows.get_mut(row) {
+                                *flag = true;
+                            }
+                        }
+                    }
+                    rows
+                })
+                .collect(),
+        )
+    }
+
+    /// For every row with a match: the fields each of `patterns` matched in,
+    /// exactly as `haystack::scan_all` finds them (for patterns that are
+    /// [`usable`]); `None` when the patterns' automaton cannot be built.
+    pub(super) fn masks(&self, patterns: &Patterns) -> Option<RowMasks> {
+        let found = match self.suffixes.get() {
+            Some(suffixes) => self.look_up(suffixes, &patterns.list),
+            None => self.scan(patterns.automaton()?),
+        };
+        Some(self.rows_of(&found, patterns.list.len()))
+    }
+
+    /// (word, pattern, kind) of every word a [`usable`] pattern of `patterns`
+    /// matches in (kind: see [`match_kind`]), from the sorted suffixes: what
+    /// [`WordIndex::scan`] finds, sorted by word and pattern.
+    fn look_up(&self, suffixes: &Suffixes, patterns: &[String]) -> Vec<(u32, u32, u16)> {
+        let text = &self.bytes()[self.at_text..];
+        let mut found: Vec<(u32, u32, u16)> = Vec::new();
+        for (p, pattern) in patterns.iter().enumerate() {
+            if !usable(pattern) {
+                continue; // a space or `#` is in no word
+            }
+            // The automaton ignores ASCII case; the words are in lower case.
+            let lower = pattern.to_ascii_lowercase();
+            for &(start, _, w) in suffixes.starting_with(text, lower.as_bytes()) {
+                let (from, to) = self.word(w as usize);
+                let at = start as usize - from;
+                let kind = match_kind(&text[from..to], at, at + lower.len());
+                if kind != 0 {
+                    found.push((w, p as u32, kind));
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup_by(|later, kept| {
+            let same = later.0 == kept.0 && later.1 == kept.1;
+            if same {
+                kept.2 |= later.2;
+            }
+            same
+        });
+        found
+    }
+
+    /// (word, pattern, kind) of every word a pattern of `automaton` matches
+    /// in, in word order, by a scan of the word text (in two halves in
+    /// parallel when it is long).
+    fn scan(&self, automaton: &AhoCorasick) -> Vec<(u32, u32, u16)> {
+        let text_len = self.bytes().len() - self.at_text;
         let halves: Vec<(usize, usize)> = if text_len >= PARALLEL_MIN_TEXT && self.words >= 2 {
             // The first word ending past the middle of the text.
             let (mut lo, mut hi) = (0, self.words);
@@ -440,17 +596,22 @@ impl WordIndex {
         } else {
             vec![(0, self.words)]
         };
-        let found: Vec<(u32, u32, u16)> =
-            crate::parallel::in_parallel(&halves, |&(first, last)| {
-                self.scan_words(automaton, first, last)
-            })
-            .concat();
+        crate::parallel::in_parallel(&halves, |&(first, last)| {
+            self.scan_words(automaton, first, last)
+        })
+        .concat()
+    }
+
+    /// The masks of every row from the words' matches `found`.
+    fn rows_of(&self, found: &[(u32, u32, u16)], n_pat: usize) -> RowMasks {
+        let b = self.bytes();
+        let posting_range = |w: usize| self.posting_range(w);
 
         // Postings → (pattern, mask) per row, grouped by row (counting sort).
         let rows = self.rows;
         let posting = |i: usize| u32_at(b, self.at_postings + 4 * i);
         let mut starts = vec![0u32; rows + 1];
-        for &(w, _, _) in &found {
+        for &(w, _, _) in found {
             for i in posting_range(w as usize) {
                 let row = (posting(i) >> 3) as usize;
                 if row < rows {
@@ -463,7 +624,7 @@ impl WordIndex {
         }
         let mut fill = starts.clone();
         let mut items = vec![(0u32, 0u16); starts[rows] as usize];
-        for &(w, p, kind) in &found {
+        for &(w, p, kind) in found {
             for i in posting_range(w as usize) {
                 let post = posting(i);
                 let (row, field) = ((post >> 3) as usize, post & 7);
@@ -566,6 +727,59 @@ mod tests {
             longer.extend_from_slice(&bytes[..cut % bytes.len() + 1]);
             proptest::prop_assert!(!load(longer));
         }
+    }
+
+    /// The sorted suffixes find what the scan of the word text finds.
+    #[test]
+    fn suffix_lookups_equal_the_scan() -> Result<()> {
+        let text = "sections[3]{reference,title,hints}:\n  a/paging.json#x,Ｆｉｌｅ / Paging per-page,ページング pagination restful\n  a/b.json#y,File / two,\"rest, page\"\n  c.json#z,楽観的ロック,ロック ＤＡＯ dao-x pages\n";
+        let index = built(text)?;
+        let patterns: Vec<String> = [
+            "page",
+            "pag",
+            "rest",
+            "paging",
+            "ロック",
+            "ング",
+            "dao",
+            "x",
+            "json",
+            "a/b",
+            "p",
+            "zz",
+            "per page",
+            "PAGE",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&patterns)
+            .map_err(|e| Error::Usage(e.to_string()))?;
+        let mut scanned = index.scan(&automaton);
+        scanned.sort_unstable();
+        let tokens = ["pag", "ロック", "A/B", "zz"].map(String::from);
+        let scanned_rows = index.rows_containing(&tokens);
+        index.prepare_lookup();
+        let suffixes = index
+            .suffixes
+            .get()
+            .ok_or(Error::Usage("no suffixes".into()))?;
+        assert_eq!(index.look_up(suffixes, &patterns), scanned);
+        assert!(!scanned.is_empty());
+        let rows = index.rows_containing(&tokens);
+        assert_eq!(rows, scanned_rows);
+        assert_eq!(
+            rows,
+            Some(vec![
+                vec![true, true, true],
+                vec![false, false, true],
+                vec![false, true, false],
+                vec![false, false, false]
+            ])
+        );
+        Ok(())
     }
 
     #[test]

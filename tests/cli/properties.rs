@@ -327,9 +327,10 @@ proptest! {
         let scan = Matcher::new(&index).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let mut words = Matcher::new(&index).map_err(|e| TestCaseError::fail(e.to_string()))?;
         words.build_words(text_hash("")).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(
-            scan.search(&query, Scoring::Default, 50, None),
-            words.search(&query, Scoring::Default, 50, None)
-        );
+        let expected = scan.search(&query, Scoring::Default, 50, None);
+        prop_assert_eq!(&expected, &words.search(&query, Scoring::Default, 50, None));
+        // Readied for many searches (`kbidx mcp`): the words looked up, not scanned.
+        words.prepare_for_many();
+        prop_assert_eq!(&expected, &words.search(&query, Scoring::Default, 50, None));
     }
 }
