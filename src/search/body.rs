@@ -705,8 +705,8 @@ impl BodyIndex {
         // The counts and the file list above were only read (every read
         // bounds-checked); nothing is built from them until the checksum
         // matches, which rejects a torn, cut, extended or damaged entry. The
-        // files' status is read meanwhile, on other threads: the two cost
-        // about the same and neither needs the other.
+        // files' status is read meanwhile, on other threads: neither needs
+        // the other, and the status reads are the longer of the two.
         let (sum, fresh) = std::thread::scope(|scope| {
             let fresh = scope.spawn(|| fingerprint(&files) == stored);
             let sum = crate::timings::time("body checksum", || checksum(b));
