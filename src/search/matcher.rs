@@ -144,14 +144,10 @@ impl<'a> Matcher<'a> {
         self.words.as_ref()
     }
 
-    /// Readies the index for many searches (`kbidx mcp`): sorts the suffixes
-    /// of the word index's words (see `words`) and folds the rows a scan
-    /// reads, once, where a single search would scan every word, or fold
-    /// every row on its first scan.
+    /// Readies the index for many searches (`kbidx mcp`): folds the rows a
+    /// scan reads, once, where a single search would fold every row on its
+    /// first scan.
     pub fn prepare_for_many(&self) {
-        if let Some(words) = &self.words {
-            words.prepare_lookup();
-        }
         let _ = self.chunks();
     }
 

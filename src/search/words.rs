@@ -23,7 +23,6 @@
 
 use std::borrow::Cow;
 use std::path::Path;
-use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
@@ -38,16 +37,15 @@ use crate::text::normalize::normalize;
 
 const MAGIC: &[u8; 8] = b"KBIDXWI\0";
 /// Bumped whenever the layout or the folding/splitting rules change.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const HEADER: usize = 56;
 /// Counts and table columns at the start of the body.
 const COUNTS: usize = 11;
 /// "none" for an optional column.
 const NONE: u32 = u32::MAX;
-/// Word texts up to this size get their suffixes sorted for a server
-/// ([`WordIndex::prepare_lookup`]): 12 bytes per character, so at most about
-/// 50 MB (nabledge-6-fulltext's word text is 0.3 MB); a larger one is
-/// scanned per search, as by the CLI.
+/// Word texts up to this size have their suffixes sorted and stored with
+/// the word index (8 bytes per character, so at most 32 MB; nabledge-6-fulltext's
+/// word text is 0.3 MB); a larger one is scanned per search.
 const LOOKUP_MAX_TEXT: usize = 4 << 20;
 /// Word texts from this size up are scanned on two threads.
 const PARALLEL_MIN_TEXT: usize = 64 * 1024;
@@ -88,52 +86,52 @@ pub struct WordIndex {
     at_text: usize,
     /// The table read from the body.
     table: Table,
-    /// The sorted suffixes of the word text, when built ([`WordIndex::prepare_lookup`]).
-    suffixes: OnceLock<Suffixes>,
+    /// The sorted suffixes of the word text (see [`sorted_suffixes`]): how
+    /// many, and where their (start, word) pairs start.
+    suffixes: usize,
+    at_suffixes: usize,
 }
 
-/// Every suffix of the word text that starts a character, cut at the end
-/// of its word, in byte order: the words that contain a pattern are one
-/// binary search away, where the automaton scans the whole word text. Built
-/// once for a searcher that answers many searches (`kbidx mcp`); a single
-/// search scans (building this costs more than one scan).
-#[derive(Debug)]
-struct Suffixes {
-    /// (start, end of its word, word) of each suffix, sorted by `text[start..end]`.
-    at: Vec<(u32, u32, u32)>,
-}
-
-impl Suffixes {
-    fn build(index: &WordIndex) -> Self {
-        let text = &index.bytes()[index.at_text..];
-        let mut keyed: Vec<(u64, (u32, u32, u32))> = Vec::with_capacity(text.len());
-        for w in 0..index.words {
-            let (start, end) = index.word(w);
-            for i in start..end {
-                // A pattern is text: it starts a character, never inside one.
-                if text[i] & 0xC0 != 0x80 {
-                    // The first 8 bytes, zero-padded: ordered as the suffixes are.
-                    let mut key = [0u8; 8];
-                    let n = (end - i).min(8);
-                    key[..n].copy_from_slice(&text[i..i + n]);
-                    keyed.push((u64::from_be_bytes(key), (i as u32, end as u32, w as u32)));
-                }
+/// Every suffix of the word text `text` (words ending at `word_ends`, each
+/// followed by a newline) that starts a character, cut at the end of its
+/// word, in byte order, as (start, word): the words that contain a pattern
+/// are then one binary search away, where an automaton scans the whole word
+/// text. Sorted when the word index is built and stored with it.
+fn sorted_suffixes(text: &[u8], word_ends: &[u32]) -> Vec<(u32, u32)> {
+    let mut keyed: Vec<(u64, u32, u32, u32)> = Vec::with_capacity(text.len());
+    let mut start = 0;
+    for (w, &end) in word_ends.iter().enumerate() {
+        let end = end as usize;
+        for i in start..end {
+            // A pattern is text: it starts a character, never inside one.
+            if text[i] & 0xC0 != 0x80 {
+                // The first 8 bytes, zero-padded: ordered as the suffixes are.
+                let mut key = [0u8; 8];
+                let n = (end - i).min(8);
+                key[..n].copy_from_slice(&text[i..i + n]);
+                keyed.push((u64::from_be_bytes(key), i as u32, end as u32, w as u32));
             }
         }
-        let slice = |s: &(u32, u32, u32)| &text[s.0 as usize..s.1 as usize];
-        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| slice(&a.1).cmp(slice(&b.1))));
-        Self {
-            at: keyed.into_iter().map(|(_, s)| s).collect(),
+        start = end + 1;
+    }
+    let slice = |s: &(u64, u32, u32, u32)| &text[s.1 as usize..s.2 as usize];
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| slice(a).cmp(slice(b))));
+    keyed.into_iter().map(|(_, i, _, w)| (i, w)).collect()
+}
+
+/// The first position in `range` where `before` is false, given that it is
+/// true up to some position and false after.
+fn partition_point(range: std::ops::Range<usize>, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (range.start, range.end);
+    while lo < hi {
+        let mid = usize::midpoint(lo, hi);
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
     }
-
-    /// The suffixes that start with `pattern` (of the word text `text`).
-    fn starting_with(&self, text: &[u8], pattern: &[u8]) -> &[(u32, u32, u32)] {
-        let slice = |s: &(u32, u32, u32)| &text[s.0 as usize..s.1 as usize];
-        let lo = self.at.partition_point(|s| slice(s) < pattern);
-        let n = self.at[lo..].partition_point(|s| slice(s).starts_with(pattern));
-        &self.at[lo..lo + n]
-    }
+    lo
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -283,6 +281,16 @@ impl WordIndex {
             push_u32(&mut out, *v);
         }
         out.extend_from_slice(&word_text);
+        let suffixes = if word_text.len() <= LOOKUP_MAX_TEXT {
+            sorted_suffixes(&word_text, &word_ends)
+        } else {
+            Vec::new()
+        };
+        push_u32(&mut out, to_u32(path, suffixes.len(), "words")?);
+        for (start, word) in suffixes {
+            push_u32(&mut out, start);
+            push_u32(&mut out, word);
+        }
         let body = xxh3_64(&out[HEADER..]);
         out[48..56].copy_from_slice(&body.to_le_bytes());
         Self::load(Bytes::Built(out), hash, text).ok_or_else(|| {
@@ -332,7 +340,13 @@ impl WordIndex {
         let at_posting_ends = at_word_ends.checked_add(words.checked_mul(4)?)?;
         let at_postings = at_posting_ends.checked_add(words.checked_mul(4)?)?;
         let at_text = at_postings.checked_add(postings.checked_mul(4)?)?;
-        if at_text.checked_add(text_len)? != b.len() {
+        let at_suffixes = at_text.checked_add(text_len)?;
+        let suffixes = u32_at(b, at_suffixes) as usize;
+        if at_suffixes
+            .checked_add(4)?
+            .checked_add(suffixes.checked_mul(8)?)?
+            != b.len()
+        {
             return None;
         }
         let columns = count(5);
@@ -385,17 +399,44 @@ impl WordIndex {
             at_postings,
             at_text,
             table,
-            suffixes: OnceLock::new(),
+            suffixes,
+            at_suffixes,
         })
     }
 
-    /// Sorts the suffixes of the word text now (see [`Suffixes`]), so that
-    /// every later search of this index looks its patterns up instead of
-    /// scanning every word (up to [`LOOKUP_MAX_TEXT`] of word text).
-    pub(super) fn prepare_lookup(&self) {
-        if self.bytes().len() - self.at_text <= LOOKUP_MAX_TEXT {
-            self.suffixes.get_or_init(|| Suffixes::build(self));
+    /// The word text.
+    fn text(&self) -> &[u8] {
+        let b = self.bytes();
+        b.get(self.at_text..self.at_suffixes).unwrap_or_default()
+    }
+
+    /// (start in the word text, word) of stored suffix `i`, if in range.
+    fn suffix(&self, i: usize) -> Option<(usize, usize)> {
+        let b = self.bytes();
+        let at = self.at_suffixes + 4 + 8 * i;
+        let word = u32_at(b, at + 4) as usize;
+        (word < self.words).then(|| (u32_at(b, at) as usize, word))
+    }
+
+    /// The text of stored suffix `i`: from its start to the end of its word
+    /// (empty when damaged).
+    fn suffix_text(&self, i: usize) -> &[u8] {
+        match self.suffix(i) {
+            Some((start, word)) => self
+                .text()
+                .get(start..self.word(word).1)
+                .unwrap_or_default(),
+            None => &[],
         }
+    }
+
+    /// The stored suffixes that start with `pattern`: (start, word) each.
+    fn starting_with(&self, pattern: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let lo = partition_point(0..self.suffixes, |i| self.suffix_text(i) < pattern);
+        let hi = partition_point(lo..self.suffixes, |i| {
+            self.suffix_text(i).starts_with(pattern)
+        });
+        (lo..hi).filter_map(|i| self.suffix(i))
     }
 
     fn bytes(&self) -> &[u8] {
@@ -439,7 +480,7 @@ impl WordIndex {
         if first >= last {
             return found;
         }
-        let text = &self.bytes()[self.at_text..];
+        let text = self.text();
         let from = self.word(first).0;
         let to = self.word(last - 1).1;
         let mut w = first;
@@ -488,17 +529,17 @@ impl WordIndex {
     /// are built, else by one scan of the word text. `None` when the
     /// automaton for the scan cannot be built.
     pub(super) fn rows_containing(&self, tokens: &[String]) -> Option<Vec<Vec<bool>>> {
-        let text = &self.bytes()[self.at_text..];
+        self.rows_containing_by(tokens, self.suffixes > 0)
+    }
+
+    /// [`WordIndex::rows_containing`], from the sorted suffixes (`lookup`) or a scan.
+    fn rows_containing_by(&self, tokens: &[String], lookup: bool) -> Option<Vec<Vec<bool>>> {
+        let text = self.text();
         let lower: Vec<String> = tokens.iter().map(|t| t.to_ascii_lowercase()).collect();
         let mut words: Vec<Vec<u32>> = vec![Vec::new(); tokens.len()];
-        if let Some(suffixes) = self.suffixes.get() {
+        if lookup {
             for (token, found) in lower.iter().zip(&mut words) {
-                found.extend(
-                    suffixes
-                        .starting_with(text, token.as_bytes())
-                        .iter()
-                        .map(|s| s.2),
-                );
+                found.extend(self.starting_with(token.as_bytes()).map(|(_, w)| w as u32));
             }
         } else if !tokens.is_empty() {
             let automaton = AhoCorasick::builder()
@@ -537,9 +578,10 @@ impl WordIndex {
     /// exactly as `haystack::scan_all` finds them (for patterns that are
     /// [`usable`]); `None` when the patterns' automaton cannot be built.
     pub(super) fn masks(&self, patterns: &Patterns) -> Option<RowMasks> {
-        let found = match self.suffixes.get() {
-            Some(suffixes) => self.look_up(suffixes, &patterns.list),
-            None => self.scan(patterns.automaton()?),
+        let found = if self.suffixes > 0 {
+            self.look_up(&patterns.list)
+        } else {
+            self.scan(patterns.automaton()?)
         };
         Some(self.rows_of(&found, patterns.list.len()))
     }
@@ -547,8 +589,8 @@ impl WordIndex {
     /// (word, pattern, kind) of every word a [`usable`] pattern of `patterns`
     /// matches in (kind: see [`match_kind`]), from the sorted suffixes: what
     /// [`WordIndex::scan`] finds, sorted by word and pattern.
-    fn look_up(&self, suffixes: &Suffixes, patterns: &[String]) -> Vec<(u32, u32, u16)> {
-        let text = &self.bytes()[self.at_text..];
+    fn look_up(&self, patterns: &[String]) -> Vec<(u32, u32, u16)> {
+        let text = self.text();
         let mut found: Vec<(u32, u32, u16)> = Vec::new();
         for (p, pattern) in patterns.iter().enumerate() {
             if !usable(pattern) {
@@ -556,12 +598,14 @@ impl WordIndex {
             }
             // The automaton ignores ASCII case; the words are in lower case.
             let lower = pattern.to_ascii_lowercase();
-            for &(start, _, w) in suffixes.starting_with(text, lower.as_bytes()) {
-                let (from, to) = self.word(w as usize);
-                let at = start as usize - from;
-                let kind = match_kind(&text[from..to], at, at + lower.len());
+            for (start, w) in self.starting_with(lower.as_bytes()) {
+                let (from, to) = self.word(w);
+                let (Some(at), Some(word)) = (start.checked_sub(from), text.get(from..to)) else {
+                    continue; // a damaged entry: nothing to find
+                };
+                let kind = match_kind(word, at, at + lower.len());
                 if kind != 0 {
-                    found.push((w, p as u32, kind));
+                    found.push((w as u32, p as u32, kind));
                 }
             }
         }
@@ -580,7 +624,7 @@ impl WordIndex {
     /// in, in word order, by a scan of the word text (in two halves in
     /// parallel when it is long).
     fn scan(&self, automaton: &AhoCorasick) -> Vec<(u32, u32, u16)> {
-        let text_len = self.bytes().len() - self.at_text;
+        let text_len = self.text().len();
         let halves: Vec<(usize, usize)> = if text_len >= PARALLEL_MIN_TEXT && self.words >= 2 {
             // The first word ending past the middle of the text.
             let (mut lo, mut hi) = (0, self.words);
@@ -668,8 +712,7 @@ mod tests {
     }
 
     fn words(index: &WordIndex) -> Vec<String> {
-        let b = index.bytes();
-        String::from_utf8_lossy(&b[index.at_text..])
+        String::from_utf8_lossy(index.text())
             .split_terminator('\n')
             .map(str::to_owned)
             .collect()
@@ -760,13 +803,9 @@ mod tests {
         let mut scanned = index.scan(&automaton);
         scanned.sort_unstable();
         let tokens = ["pag", "ロック", "A/B", "zz"].map(String::from);
-        let scanned_rows = index.rows_containing(&tokens);
-        index.prepare_lookup();
-        let suffixes = index
-            .suffixes
-            .get()
-            .ok_or(Error::Usage("no suffixes".into()))?;
-        assert_eq!(index.look_up(suffixes, &patterns), scanned);
+        let scanned_rows = index.rows_containing_by(&tokens, false);
+        assert!(index.suffixes > 0, "the suffixes are stored");
+        assert_eq!(index.look_up(&patterns), scanned);
         assert!(!scanned.is_empty());
         let rows = index.rows_containing(&tokens);
         assert_eq!(rows, scanned_rows);

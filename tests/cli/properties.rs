@@ -329,7 +329,7 @@ proptest! {
         words.build_words(text_hash("")).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let expected = scan.search(&query, Scoring::Default, 50, None);
         prop_assert_eq!(&expected, &words.search(&query, Scoring::Default, 50, None));
-        // Readied for many searches (`kbidx mcp`): the words looked up, not scanned.
+        // Readied for many searches (`kbidx mcp`): the rows a scan reads folded once.
         words.prepare_for_many();
         prop_assert_eq!(&expected, &words.search(&query, Scoring::Default, 50, None));
     }
