@@ -44,8 +44,9 @@ const COUNTS: usize = 11;
 /// "none" for an optional column.
 const NONE: u32 = u32::MAX;
 /// Word texts up to this size have their suffixes sorted and stored with
-/// the word index (8 bytes per character, so at most 32 MB; nabledge-6-fulltext's
-/// word text is 0.3 MB); a larger one is scanned per search.
+/// the word index (8 bytes per character stored, so at most 32 MB, and 24
+/// while they are sorted; nabledge-6-fulltext's word text is 0.3 MB); a
+/// larger one is scanned per search.
 const LOOKUP_MAX_TEXT: usize = 4 << 20;
 /// Word texts from this size up are scanned on two threads.
 const PARALLEL_MIN_TEXT: usize = 64 * 1024;
