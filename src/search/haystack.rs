@@ -175,12 +175,6 @@ fn scan(
 ) -> RowMasks {
     let mut scratch = vec![0u16; n_pat];
     let mut touched: Vec<usize> = Vec::new();
-    let note = |p: usize, b: u16, touched: &mut Vec<usize>, scratch: &mut [u16]| {
-        if scratch[p] == 0 {
-            touched.push(p);
-        }
-        scratch[p] |= b;
-    };
     let curated = |row: usize| chunk.curated[row - chunk.rows.start];
 
     // In place, a row at a time. Rows of one file repeat its path: it is scanned
@@ -205,28 +199,21 @@ fn scan(
             };
         }
         let from = if same { rs + plen } else { rs };
-        let mut spans_loaded = false;
-        for m in automaton.find_overlapping_iter(&text[from..re]) {
-            let (start, end) = (from + m.start(), from + m.end());
-            if !spans_loaded {
-                self::spans(text, table, row, &mut spans);
-                spans_loaded = true;
-            }
-            // Boundaries are judged within the cell (or title part) only.
-            let Some(&(cell_start, cell_end, field)) =
-                spans.iter().find(|s| s.0 <= start && end <= s.1)
-            else {
-                continue;
-            };
-            let cell = &text[cell_start..cell_end];
-            if let Some(b) = match_bit(cell, start - cell_start, end - cell_start, field) {
-                let p = m.pattern().as_usize();
+        scan_span(
+            text,
+            table,
+            row,
+            from,
+            re,
+            automaton,
+            &mut spans,
+            |p, b, end| {
                 note(p, b, &mut touched, &mut scratch);
                 if !same && end <= rs + plen {
                     group.push((p, b));
                 }
-            }
-        }
+            },
+        );
         if same {
             for &(p, b) in &group {
                 note(p, b, &mut touched, &mut scratch);
@@ -428,6 +415,7 @@ fn scan_span(
             self::spans(text, table, row, spans);
             spans_loaded = true;
         }
+        // Boundaries are judged within the cell (or title part) only.
         let Some(&(cell_start, cell_end, field)) =
             spans.iter().find(|s| s.0 <= start && end <= s.1)
         else {
