@@ -23,6 +23,7 @@ use crate::knowledge::Root;
 use crate::knowledge::content::Sections;
 use crate::search::bm25::{idf, terms};
 use crate::search::{Level, Query};
+use crate::text::normalize::normalize;
 
 /// The fields of a row, in the order of [`Params::weights`].
 const N_FIELDS: usize = 4;
@@ -170,6 +171,16 @@ fn gram_hashes(text: &str) -> Vec<u64> {
 /// The bucket of the pair hash `hash` among 2^`bits` buckets.
 fn gram_bucket(hash: u64, bits: u32) -> usize {
     hash.checked_shr(64 - bits).unwrap_or(0) as usize
+}
+
+/// The buckets of a row's pair hashes (ascending, as [`gram_hashes`]
+/// returns them), ascending and each once.
+fn row_buckets(hashes: &[u64], bits: u32) -> impl Iterator<Item = usize> + '_ {
+    let mut last = None;
+    hashes.iter().filter_map(move |&h| {
+        let bucket = gram_bucket(h, bits);
+        (last.replace(bucket) != Some(bucket)).then_some(bucket)
+    })
 }
 /// Header size: magic, index hash (16), fingerprint (8), checksum (8), four `u32` counts, four
 /// `f64` means.
@@ -407,7 +418,92 @@ pub(crate) use super::body_match::BodyMatch;
 use super::body_match::{Bridge, MatchField, Word};
 
 /// Postings under construction: word → (row, frequency per field).
-type Building = Vec<(String, Vec<(u32, [u16; N_FIELDS])>)>;
+type Building<'w> = Vec<(&'w str, Vec<(u32, [u16; N_FIELDS])>)>;
+
+/// A row as a tokenising thread leaves it: its words, as ids in that
+/// thread's [`Counter`], with their frequency per field.
+struct Tokenised {
+    counts: Vec<(u32, [u16; N_FIELDS])>,
+    lengths: [u32; N_FIELDS],
+    readable: bool,
+    /// The section text, normalised.
+    text: String,
+    /// The hashes of its character pairs ([`gram_hashes`]).
+    pairs: Vec<u64>,
+}
+
+/// One thread's vocabulary while it tokenises rows: each word is stored
+/// once, not once per occurrence.
+#[derive(Default)]
+struct Counter {
+    ids: foldhash::HashMap<Box<str>, u32>,
+    /// Per word id: the last row that counted it, and where in that row.
+    last: Vec<(u32, u32)>,
+    rows: u32,
+}
+
+impl Counter {
+    /// Counts the terms of a row's fields (title, hints and terms
+    /// normalised, then `text`, the normalised section text).
+    /// Without a tokeniser (a broken embedded dictionary), fields have no words.
+    fn row(
+        &mut self,
+        mut tokeniser: Option<&mut crate::text::tokenize::Tokeniser>,
+        fields: [String; N_FIELDS - 1],
+        text: String,
+        readable: bool,
+    ) -> Tokenised {
+        self.rows += 1;
+        let mut counts: Vec<(u32, [u16; N_FIELDS])> = Vec::new();
+        let mut lengths = [0u32; N_FIELDS];
+        for (f, field) in fields
+            .iter()
+            .map(String::as_str)
+            .chain([text.as_str()])
+            .enumerate()
+        {
+            let Some(tokeniser) = tokeniser.as_deref_mut() else {
+                continue;
+            };
+            // lindera does not fail on text; the field keeps the words it gave.
+            let _ = tokeniser.each_term(field, |word| {
+                lengths[f] += 1;
+                let id = match self.ids.get(word) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.last.len() as u32;
+                        self.ids.insert(word.into(), id);
+                        self.last.push((0, 0));
+                        id
+                    }
+                };
+                let last = &mut self.last[id as usize];
+                if last.0 != self.rows {
+                    *last = (self.rows, counts.len() as u32);
+                    counts.push((id, [0; N_FIELDS]));
+                }
+                let count = &mut counts[last.1 as usize].1[f];
+                *count = count.saturating_add(1);
+            });
+        }
+        Tokenised {
+            counts,
+            lengths,
+            readable,
+            pairs: gram_hashes(&text),
+            text,
+        }
+    }
+
+    /// The words by id.
+    fn words(self) -> Vec<Box<str>> {
+        let mut words = vec![Box::<str>::default(); self.last.len()];
+        for (word, id) in self.ids {
+            words[id as usize] = word;
+        }
+        words
+    }
+}
 
 /// A row the body stage found, with what matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -446,64 +542,94 @@ impl BodyIndex {
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZero::get)
             .clamp(1, 8);
-        let chunk = groups.len().div_ceil(threads).max(1);
-        let chunks: Vec<&[std::ops::Range<usize>]> = groups.chunks(chunk).collect();
+        // Small runs of files, taken in turn by whichever thread is free:
+        // files differ a hundredfold in text, halves would not balance.
+        let chunks: Vec<&[std::ops::Range<usize>]> = groups.chunks(8).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
         let progress =
             crate::progress::Progress::new("search cache: body index", groups.len(), "files");
-        let tokenised = super::haystack::in_parallel(&chunks, |groups| {
-            let root = Root::new(knowledge);
-            let mut rows: Vec<([Vec<String>; N_FIELDS], bool, String)> = Vec::new();
-            for group in groups.iter() {
-                progress.advance(1);
-                let file = split_reference(&entries[group.start].reference).0;
-                let document = root
-                    .resolve(file, file)
-                    .and_then(|path| crate::knowledge::read(&path))
-                    .ok();
-                let sections = document.as_ref().map(|d| Sections::new(d.value()));
-                for e in &entries[group.clone()] {
-                    let id = split_reference(&e.reference).1;
-                    let body = sections.as_ref().and_then(|s| s.text(id));
-                    let words = |text: &str| terms(text).unwrap_or_default();
-                    rows.push((
-                        [
-                            words(&e.title),
-                            words(&e.hints),
-                            words(&e.terms),
-                            words(body.as_deref().unwrap_or("")),
-                        ],
-                        body.is_some(),
-                        crate::text::normalize::normalize(body.as_deref().unwrap_or("")),
-                    ));
+        let tokenised = crate::timings::time("body tokenise", || {
+            crate::parallel::in_parallel(&vec![(); threads], |()| {
+                let root = Root::new(knowledge);
+                let mut counter = Counter::default();
+                let mut tokeniser = crate::text::tokenize::Tokeniser::for_many_texts().ok();
+                let mut done: Vec<(usize, Vec<Tokenised>)> = Vec::new();
+                loop {
+                    let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(groups) = chunks.get(c) else { break };
+                    let mut rows = Vec::new();
+                    for group in groups.iter() {
+                        progress.advance(1);
+                        let file = split_reference(&entries[group.start].reference).0;
+                        let document = root
+                            .resolve(file, file)
+                            .and_then(|path| crate::knowledge::read(&path))
+                            .ok();
+                        let sections = document.as_ref().map(|d| Sections::new(d.value()));
+                        for e in &entries[group.clone()] {
+                            let id = split_reference(&e.reference).1;
+                            let body = sections.as_ref().and_then(|s| s.text(id));
+                            let text = normalize(body.as_deref().unwrap_or(""));
+                            rows.push(counter.row(
+                                tokeniser.as_mut(),
+                                [&e.title, &e.hints, &e.terms].map(|f| normalize(f)),
+                                text,
+                                body.is_some(),
+                            ));
+                        }
+                    }
+                    done.push((c, rows));
                 }
-            }
-            rows
+                (counter.words(), done)
+            })
         });
+        // One vocabulary from the threads' own, each thread's word ids
+        // mapped into it; then the rows in index order.
+        let mut ids: foldhash::HashMap<&str, u32> = foldhash::HashMap::default();
+        let mut vocabulary: Vec<&str> = Vec::new();
+        let to_global: Vec<Vec<u32>> = tokenised
+            .iter()
+            .map(|(words, _)| {
+                words
+                    .iter()
+                    .map(|w| {
+                        *ids.entry(w).or_insert_with(|| {
+                            vocabulary.push(w);
+                            vocabulary.len() as u32 - 1
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut in_order: Vec<(usize, usize, &Vec<Tokenised>)> = tokenised
+            .iter()
+            .enumerate()
+            .flat_map(|(t, (_, done))| done.iter().map(move |(c, rows)| (*c, t, rows)))
+            .collect();
+        in_order.sort_unstable_by_key(|&(c, _, _)| c);
         let mut lengths: Vec<[u32; N_FIELDS]> = Vec::new();
         let mut totals = [0u64; N_FIELDS];
         let mut unreadable = 0;
-        let mut words: HashMap<String, Vec<(u32, [u16; N_FIELDS])>> = HashMap::new();
-        let mut texts: Vec<String> = Vec::new();
-        for (row, (fields, readable, text)) in tokenised.into_iter().flatten().enumerate() {
-            texts.push(text);
-            if !readable {
-                unreadable += 1;
-            }
-            let mut row_lengths = [0u32; N_FIELDS];
-            let mut tf: HashMap<String, [u16; N_FIELDS]> = HashMap::new();
-            for (f, list) in fields.into_iter().enumerate() {
-                row_lengths[f] = list.len() as u32;
-                totals[f] += list.len() as u64;
-                for w in list {
-                    let counts = tf.entry(w).or_default();
-                    counts[f] = counts[f].saturating_add(1);
+        let mut postings: Vec<Vec<(u32, [u16; N_FIELDS])>> = vec![Vec::new(); vocabulary.len()];
+        let mut texts: Vec<&str> = Vec::new();
+        let mut row_hashes: Vec<&[u64]> = Vec::new();
+        for (_, thread, rows) in in_order {
+            for row in rows {
+                let at = lengths.len() as u32;
+                texts.push(&row.text);
+                row_hashes.push(&row.pairs);
+                unreadable += usize::from(!row.readable);
+                for (total, l) in totals.iter_mut().zip(row.lengths) {
+                    *total += u64::from(l);
+                }
+                lengths.push(row.lengths);
+                for &(word, counts) in &row.counts {
+                    postings[to_global[thread][word as usize] as usize].push((at, counts));
                 }
             }
-            lengths.push(row_lengths);
-            for (w, counts) in tf {
-                words.entry(w).or_default().push((row as u32, counts));
-            }
         }
+        let mut words: Building = vocabulary.into_iter().zip(postings).collect();
+        words.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let file_of_row: Vec<u32> = groups
             .iter()
             .enumerate()
@@ -511,10 +637,20 @@ impl BodyIndex {
             .collect();
         let n = lengths.len().max(1) as f64;
         let average = totals.map(|t| (t as f64 / n).max(1.0));
-        let mut words: Building = words.into_iter().collect();
-        words.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let n_postings: usize = words.iter().map(|(_, p)| p.len()).sum();
-        let mut out = Vec::new();
+        // Room for the whole entry (gram rows at most one per pair), so
+        // that it is written without growing and copying.
+        let mut out = Vec::with_capacity(
+            HEADER
+                + texts.iter().map(|t| t.len() + 4).sum::<usize>()
+                + words.iter().map(|(w, _)| w.len() + 8).sum::<usize>()
+                + n_postings * (4 + 2 * N_FIELDS)
+                + lengths.len() * 4 * (N_FIELDS + 1)
+                + row_hashes.iter().map(|h| 4 * h.len()).sum::<usize>()
+                + (4 << GRAM_BITS)
+                + files.iter().map(|f| f.len() + 4).sum::<usize>()
+                + 1024,
+        );
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&key.0.to_le_bytes());
         out.extend_from_slice(&key.1.to_le_bytes());
@@ -570,25 +706,17 @@ impl BodyIndex {
         }
         // The rows of each character-pair bucket of that text: the literal
         // scan reads only the rows that hold every pair of a keyword.
-        let row_hashes: Vec<Vec<u64>> = texts.iter().map(|t| gram_hashes(t)).collect();
-        let pairs: usize = row_hashes.iter().map(Vec::len).sum();
+        let pairs: usize = row_hashes.iter().map(|h| h.len()).sum();
         let bits = (pairs / 16)
             .max(1)
             .next_power_of_two()
             .trailing_zeros()
             .min(GRAM_BITS);
-        let row_buckets: Vec<Vec<usize>> = row_hashes
-            .iter()
-            .map(|hashes| {
-                let mut buckets: Vec<usize> =
-                    hashes.iter().map(|&h| gram_bucket(h, bits)).collect();
-                buckets.dedup(); // ascending already: the hashes are
-                buckets
-            })
-            .collect();
         let mut counts = vec![0u32; 1 << bits];
-        for &bucket in row_buckets.iter().flatten() {
-            counts[bucket] += 1;
+        for hashes in &row_hashes {
+            for bucket in row_buckets(hashes, bits) {
+                counts[bucket] += 1;
+            }
         }
         out.extend_from_slice(&bits.to_le_bytes());
         let mut offset = 0u32;
@@ -600,8 +728,8 @@ impl BodyIndex {
             out.extend_from_slice(&offset.to_le_bytes());
         }
         let mut gram_rows = vec![0u32; offset as usize];
-        for (row, buckets) in row_buckets.iter().enumerate() {
-            for &bucket in buckets {
+        for (row, hashes) in row_hashes.iter().enumerate() {
+            for bucket in row_buckets(hashes, bits) {
                 gram_rows[next[bucket]] = row as u32;
                 next[bucket] += 1;
             }
@@ -612,10 +740,10 @@ impl BodyIndex {
         // The katakana words by their bridge key, so that a search looks an
         // English word's key up instead of transliterating every katakana
         // word of the vocabulary (about 0.3 ms per search on fulltext).
-        let katakana = partition_point(0..words.len(), |i| words[i].0.as_str() < "\u{30A1}")
-            ..partition_point(0..words.len(), |i| words[i].0.as_str() < "\u{30FD}");
+        let katakana = partition_point(0..words.len(), |i| words[i].0 < "\u{30A1}")
+            ..partition_point(0..words.len(), |i| words[i].0 < "\u{30FD}");
         let mut keyed: Vec<(Vec<u8>, u32)> = katakana
-            .filter_map(|i| Some((bridge_key(&words[i].0)?, i as u32)))
+            .filter_map(|i| Some((bridge_key(words[i].0)?, i as u32)))
             .collect();
         keyed.sort_unstable();
         out.extend_from_slice(&(keyed.len() as u32).to_le_bytes());

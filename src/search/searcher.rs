@@ -50,7 +50,7 @@ fn load_body(
         BodyIndex::build(&matcher.entries(), knowledge, hash)
     });
     if let (Some(cache), Some(entry)) = (cache, entry) {
-        let _ = cache.store(&entry, index.as_bytes());
+        let _ = crate::timings::time("body store", || cache.store(&entry, index.as_bytes()));
     }
     Ok(index)
 }

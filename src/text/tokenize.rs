@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use lindera::dictionary::Dictionary;
 use lindera::mode::Mode;
 use lindera::segmenter::Segmenter;
+use lindera::worker::SegmentWorker;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::text::normalize::normalize;
@@ -98,51 +99,218 @@ const EN_STOP_WORDS: &[&str] = &[
 /// the first call (well under a millisecond); an `Err` only reports a broken
 /// embedded dictionary.
 pub(crate) fn tokenize(text: &str) -> crate::Result<Vec<Token>> {
-    let segmenter = segmenter()?;
-    let mut raw = segmenter
-        .segment(Cow::Borrowed(text))
-        .map_err(|e| crate::Error::Tokenizer(format!("Japanese tokenizer failed: {e}")))?;
-    let mut tokens = Vec::with_capacity(raw.len());
-    for t in &mut raw {
-        let surface = t.surface.to_string();
-        let unknown = t.word_id.is_unknown();
-        let (start, end) = (t.byte_start, t.byte_end);
-        let major = t.get_detail(0).unwrap_or("*").to_string();
-        let subclass = t.get_detail(1).unwrap_or("*").to_string();
-        let form = t.get_detail(5).unwrap_or("*").to_string();
-        let base = match t.get_detail(6) {
-            Some(b) if b != "*" && !unknown => b.to_string(),
-            _ => surface.clone(),
-        };
-        let pos = if !surface.chars().any(char::is_alphanumeric) {
-            Pos::Symbol
-        } else {
-            match (major.as_str(), subclass.as_str()) {
-                ("名詞", "接尾") => Pos::Suffix,
-                ("名詞", _) => Pos::Noun,
-                ("動詞", _) => Pos::Verb,
-                ("形容詞", _) => Pos::Adjective,
-                ("副詞", _) => Pos::Adverb,
-                ("助詞", _) => Pos::Particle,
-                ("助動詞", _) => Pos::Auxiliary,
-                ("記号", _) => Pos::Symbol,
-                ("接頭詞", _) => Pos::Prefix,
-                _ => Pos::Other,
+    segmented(text, |raw| {
+        let mut tokens = Vec::with_capacity(raw.len());
+        for t in raw {
+            let surface = t.surface.to_string();
+            let unknown = t.word_id.is_unknown();
+            let (start, end) = (t.byte_start, t.byte_end);
+            let mut details = details(t);
+            let major = details.next().unwrap_or("*").to_string();
+            let subclass = details.next().unwrap_or("*").to_string();
+            let form = details.nth(3).unwrap_or("*").to_string();
+            let base = match details.next() {
+                Some(b) if b != "*" && !unknown => b.to_string(),
+                _ => surface.clone(),
+            };
+            let pos = pos_of(&surface, &major, &subclass);
+            tokens.push(Token {
+                surface,
+                base,
+                pos,
+                subclass,
+                form,
+                unknown,
+                start,
+                end,
+                joined: false,
+            });
+        }
+        tokens
+    })
+}
+
+/// Calls `f` with each indexed term of `text`, in order: what
+/// [`crate::text::terms`] returns. Expects normalised text, as [`tokenize`].
+pub(crate) fn each_term(text: &str, f: impl FnMut(&str)) -> crate::Result<()> {
+    thread_local! {
+        static TOKENISER: std::cell::RefCell<Option<Tokeniser>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    TOKENISER.with(|cell| {
+        let mut cell = cell.try_borrow_mut().map_err(|_| {
+            crate::Error::Tokenizer("the tokenizer was called from within itself".to_owned())
+        })?;
+        let tokeniser = match &mut *cell {
+            Some(tokeniser) => tokeniser,
+            empty => {
+                let segmenter = segmenter()?;
+                empty.insert(Tokeniser::new(segmenter.clone(), &segmenter.dictionary))
             }
         };
-        tokens.push(Token {
-            surface,
-            base,
-            pos,
-            subclass,
-            form,
-            unknown,
-            start,
-            end,
-            joined: false,
-        });
+        tokeniser.each_term(text, f)
+    })
+}
+
+/// Terms of many texts on one thread, as [`each_term`] gives them: one
+/// lindera [`SegmentWorker`] (its lattice allocated once, not per text)
+/// and each dictionary word's class looked up once, not per occurrence.
+pub(crate) struct Tokeniser {
+    worker: SegmentWorker,
+    /// The process's dictionary, whose words the worker's shares: the
+    /// classes keep its base forms.
+    words: &'static Dictionary,
+    /// Per word id (unknown words' ids above [`UNKNOWN`]): its part of
+    /// speech before the surface is seen ([`pos_of`]) and its base form.
+    classes: foldhash::HashMap<u32, (Pos, Option<&'static str>)>,
+}
+
+/// Marks an unknown word's id in [`Tokeniser::classes`].
+const UNKNOWN: u32 = 1 << 31;
+
+impl Tokeniser {
+    fn new(segmenter: Segmenter, words: &'static Dictionary) -> Self {
+        Self {
+            worker: segmenter.into_worker(),
+            words,
+            classes: foldhash::HashMap::default(),
+        }
     }
-    Ok(tokens)
+
+    /// A tokeniser for the body index, which reads every section: it looks
+    /// character classes up in lindera's 64K table, which takes about half a
+    /// millisecond to build (a search's tokeniser looks them up by binary
+    /// search instead, see [`load_dictionary`]). Same morphemes either way.
+    pub(crate) fn for_many_texts() -> crate::Result<Self> {
+        use lindera_dictionary::dictionary::character_definition::CharacterDefinition;
+        let words = &segmenter()?.dictionary;
+        let mut dictionary = words.clone();
+        let classes = &dictionary.character_definition;
+        dictionary.character_definition = std::sync::Arc::new(CharacterDefinition::new(
+            classes.category_definitions.clone(),
+            classes.category_names.clone(),
+            classes.mapping.clone(),
+        ));
+        Ok(Self::new(
+            Segmenter::new(Mode::Normal, dictionary, None),
+            words,
+        ))
+    }
+
+    /// Calls `f` with each indexed term of `text` (normalised), in order.
+    pub(crate) fn each_term(&mut self, text: &str, mut f: impl FnMut(&str)) -> crate::Result<()> {
+        // A long text goes to lindera in pieces of whole lines: lindera cuts
+        // its sentences at every line break anyway, so the morphemes are the
+        // same, and each call's token list stays small instead of megabytes.
+        let mut rest = text;
+        while !rest.is_empty() {
+            let from = PIECE.min(rest.len());
+            let cut = match memchr::memchr(b'\n', &rest.as_bytes()[from..]) {
+                Some(at) => from + at + 1,
+                None => rest.len(),
+            };
+            let (piece, after) = rest.split_at(cut);
+            rest = after;
+            self.terms_of_piece(piece, &mut f)?;
+        }
+        Ok(())
+    }
+
+    /// [`Tokeniser::each_term`] of a text that lindera segments in one call.
+    fn terms_of_piece(&mut self, text: &str, f: &mut impl FnMut(&str)) -> crate::Result<()> {
+        let tokens = self
+            .worker
+            .segment(text)
+            .map_err(|e| crate::Error::Tokenizer(format!("Japanese tokenizer failed: {e}")))?;
+        for t in &tokens {
+            let surface: &str = &t.surface;
+            let unknown = t.word_id.is_unknown();
+            let key = t.word_id.id() | if unknown { UNKNOWN } else { 0 };
+            let words = self.words;
+            let (pos, base) = *self.classes.entry(key).or_insert_with(|| {
+                let mut details = details_in(words, t);
+                let major = details.next().unwrap_or("*");
+                let subclass = details.next().unwrap_or("*");
+                // Any letter: the class apart from the surface.
+                (pos_of("a", major, subclass), details.nth(4))
+            });
+            let pos = if surface.chars().any(char::is_alphanumeric) {
+                pos
+            } else {
+                Pos::Symbol
+            };
+            let word = match pos {
+                Pos::Noun => surface,
+                Pos::Verb | Pos::Adjective => match base {
+                    Some(b) if b != "*" && !unknown => b,
+                    _ => surface,
+                },
+                Pos::Symbol => continue,
+                _ if unknown => surface,
+                _ => continue,
+            };
+            let mut chars = word.chars();
+            let single_kana = matches!((chars.next(), chars.next()),
+                (Some(c), None) if ('\u{3041}'..='\u{30ff}').contains(&c));
+            if !single_kana {
+                f(word);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Bytes of text [`Tokeniser::each_term`] gathers at least before it cuts at
+/// a line break.
+const PIECE: usize = 4096;
+
+/// Runs `f` on lindera's morphemes of `text`.
+fn segmented<R>(text: &str, f: impl FnOnce(&[lindera::token::Token<'_>]) -> R) -> crate::Result<R> {
+    let tokens = segmenter()?
+        .segment(Cow::Borrowed(text))
+        .map_err(|e| crate::Error::Tokenizer(format!("Japanese tokenizer failed: {e}")))?;
+    Ok(f(&tokens))
+}
+
+/// The dictionary fields of a morpheme (part of speech, subclasses,
+/// conjugation, base form, readings), read in place: [`lindera`]'s
+/// `Token::get_detail` copies them into a vector per token. A field past
+/// the end reads as `*`, as `get_detail` pads it.
+fn details<'d>(t: &lindera::token::Token<'d>) -> impl Iterator<Item = &'d str> {
+    details_in(t.dictionary, t)
+}
+
+fn details_in<'d>(
+    dictionary: &'d Dictionary,
+    t: &lindera::token::Token<'_>,
+) -> impl Iterator<Item = &'d str> + use<'d> {
+    let id = t.word_id.id() as usize;
+    if t.word_id.is_unknown() {
+        dictionary.unknown_word_details_iter(id)
+    } else if t.word_id.is_system() {
+        dictionary.word_details_iter(id)
+    } else {
+        lindera_dictionary::dictionary::DetailFields::unk()
+    }
+}
+
+/// The coarse part of speech of a morpheme from IPADIC's first two fields.
+fn pos_of(surface: &str, major: &str, subclass: &str) -> Pos {
+    if !surface.chars().any(char::is_alphanumeric) {
+        return Pos::Symbol;
+    }
+    match (major, subclass) {
+        ("名詞", "接尾") => Pos::Suffix,
+        ("名詞", _) => Pos::Noun,
+        ("動詞", _) => Pos::Verb,
+        ("形容詞", _) => Pos::Adjective,
+        ("副詞", _) => Pos::Adverb,
+        ("助詞", _) => Pos::Particle,
+        ("助動詞", _) => Pos::Auxiliary,
+        ("記号", _) => Pos::Symbol,
+        ("接頭詞", _) => Pos::Prefix,
+        _ => Pos::Other,
+    }
 }
 
 /// The morphemes of `text` as whole words, as the text writes them.
@@ -615,6 +783,7 @@ fn flush_run(run: &[&Unit], out: &mut Keywords) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
 
     /// Table-driven checks: `t!(function, input => [must contain...] ; ![must not contain...])`.
     macro_rules! t {
@@ -854,6 +1023,91 @@ mod tests {
                 json.lookup_categories(c),
                 "{c:?}"
             );
+        }
+    }
+
+    /// The terms of `text` as [`tokenize`]'s tokens define them: what
+    /// [`each_term`] and [`Tokeniser`] must give without building tokens.
+    fn terms_of_tokens(text: &str) -> Vec<String> {
+        tokenize(text)
+            .expect("tokenizer works")
+            .into_iter()
+            .filter_map(|t| {
+                let word = match t.pos {
+                    Pos::Noun => t.surface,
+                    Pos::Verb | Pos::Adjective => t.base,
+                    _ if t.unknown && t.pos != Pos::Symbol => t.surface,
+                    _ => return None,
+                };
+                let mut chars = word.chars();
+                let single_kana = matches!((chars.next(), chars.next()),
+                    (Some(c), None) if ('\u{3041}'..='\u{30ff}').contains(&c));
+                (!single_kana).then_some(word)
+            })
+            .collect()
+    }
+
+    /// Both tokenisers' terms of `text`, each checked against [`terms_of_tokens`].
+    fn assert_terms_as_tokens(text: &str, many: &mut Tokeniser) {
+        let expected = terms_of_tokens(text);
+        let mut one = Vec::new();
+        each_term(text, |w| one.push(w.to_owned())).expect("tokenizer works");
+        assert_eq!(one, expected, "{text:?}");
+        let mut bulk = Vec::new();
+        many.each_term(text, |w| bulk.push(w.to_owned()))
+            .expect("tokenizer works");
+        assert_eq!(bulk, expected, "{text:?}");
+    }
+
+    #[test]
+    fn terms_equal_the_terms_of_the_tokens() {
+        let mut many = Tokeniser::for_many_texts().expect("tokenizer works");
+        let long_lines = "バッチを再実行する。ログを読み込み、dbにコミットした\n".repeat(300);
+        let one_long_line = "楽観ロックのversionカラムを更新する、".repeat(400);
+        for text in [
+            "",
+            " ",
+            "\n\n",
+            "サーバサイドで排他制御を行う方法",
+            "バッチでデータを読み込みたい",
+            "universaldao で検索した結果を beans に変換する",
+            "web-inf/web.xml の %rid と \\tclient_ip",
+            "楽観的ロックと楽観ロック、さん、化、性",
+            "paging? 1,000件 ①②  ａｂｃ",
+            "あ い う ア イ ウ ー ヿ ゟ",
+            "高い 美しく 走った 読み込まれる 見る",
+            "データベース バインド リトライ retry",
+            "😀 emoji ✓ 「かぎ」（括弧）",
+            "\t tab\tseparated\twords",
+            &long_lines,
+            &one_long_line,
+        ] {
+            assert_terms_as_tokens(text, &mut many);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 512, ..Default::default() })]
+
+        /// Whatever the text, pieces and cached classes give the tokens' terms.
+        #[test]
+        fn terms_equal_the_terms_of_the_tokens_for_any_text(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(&[
+                        "を", "する", "した", "読み込み", "ロック", "楽観", "処理", "バッチ",
+                        "データ", "が", "高い", "。", "、", "\n", "\t", " ", "-", "_", ".",
+                        "%", "\\", "db", "web", "inf", "1", "①", "ー", "ア", "あ", "😀",
+                    ][..]).prop_map(str::to_owned),
+                    proptest::arbitrary::any::<String>(),
+                    "[ -~]{0,6}",
+                ],
+                0..40,
+            )
+        ) {
+            let text = crate::text::normalize::normalize(&parts.concat());
+            let mut many = Tokeniser::for_many_texts().expect("tokenizer works");
+            assert_terms_as_tokens(&text, &mut many);
         }
     }
 }
