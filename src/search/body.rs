@@ -223,18 +223,20 @@ fn bridge_key(katakana: &str) -> Option<Vec<u8>> {
     Some([skeleton.as_bytes(), &[u8::from(vowel)]].concat())
 }
 
-/// What the section text was read from, in a few bytes: the kbidx version
-/// and each file's path, size and modification time (the files are not
-/// read). A cached body index is used only while this is unchanged.
+/// [`fingerprint_in_parallel`] on one thread: its definition, for tests.
+#[cfg(test)]
 pub(crate) fn fingerprint<'f>(files: impl IntoIterator<Item = &'f str>, knowledge: &Path) -> u64 {
     let files: Vec<&str> = files.into_iter().collect();
     let stats: Vec<_> = files.iter().map(|f| stat(knowledge, f)).collect();
     digest(&files, &stats)
 }
 
-/// [`fingerprint`], with the files' status read on two threads: one status
-/// read per file (935 on nabledge-6-fulltext, about 2 ms) is most of what
-/// mapping a cached body index costs, and every search that maps one does it.
+/// What the section text was read from, in a few bytes: the kbidx version
+/// and each file's path, size and modification time (the files are not
+/// read). A cached body index is used only while this is unchanged. The
+/// files' status is read on two threads: one status read per file (935 on
+/// nabledge-6-fulltext, about 2 ms) is most of what mapping a cached body
+/// index costs, and every search that maps one does it.
 fn fingerprint_in_parallel(files: &[&str], knowledge: &Path) -> u64 {
     let half = files.len() / 2;
     let (first, second) = files.split_at(half);
@@ -520,13 +522,13 @@ impl BodyIndex {
     /// Indexes `entries` (the index rows, in order) with their section text
     /// from `knowledge`. Files are read and tokenised on a few threads.
     /// `hash` is the index text's hash: a cached entry is valid for that
-    /// text and, through [`fingerprint`], for the files as they are now.
+    /// text and, through [`fingerprint_in_parallel`], for the files as they are now.
     ///
     /// Long on purpose: one pass from rows to the stored layout (read and
     /// tokenise on threads, postings, lengths, text), writing one buffer.
     pub(crate) fn build(entries: &[EntryRef<'_>], knowledge: &Path, hash: u128) -> Self {
         let files = files(entries);
-        let key = (hash, fingerprint(files.iter().copied(), knowledge));
+        let key = (hash, fingerprint_in_parallel(&files, knowledge));
         // Consecutive rows of one file form a group: the file is read once.
         let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
         let mut start = 0;
