@@ -160,13 +160,11 @@ pub(crate) struct Tokeniser {
     /// The process's dictionary, whose words the worker's shares: the
     /// classes keep its base forms.
     words: &'static Dictionary,
-    /// Per word id (unknown words' ids above [`UNKNOWN`]): its part of
-    /// speech before the surface is seen ([`pos_of`]) and its base form.
-    classes: foldhash::HashMap<u32, (Pos, Option<&'static str>)>,
+    /// Per word (its id, and whether lindera's unknown-word table holds
+    /// it): its part of speech before the surface is seen ([`pos_of`]) and
+    /// its base form.
+    classes: foldhash::HashMap<(u32, bool), (Pos, Option<&'static str>)>,
 }
-
-/// Marks an unknown word's id in [`Tokeniser::classes`].
-const UNKNOWN: u32 = 1 << 31;
 
 impl Tokeniser {
     fn new(segmenter: Segmenter, words: &'static Dictionary) -> Self {
@@ -199,25 +197,6 @@ impl Tokeniser {
 
     /// Calls `f` with each indexed term of `text` (normalised), in order.
     pub(crate) fn each_term(&mut self, text: &str, mut f: impl FnMut(&str)) -> crate::Result<()> {
-        // A long text goes to lindera in pieces of whole lines: lindera cuts
-        // its sentences at every line break anyway, so the morphemes are the
-        // same, and each call's token list stays small instead of megabytes.
-        let mut rest = text;
-        while !rest.is_empty() {
-            let from = PIECE.min(rest.len());
-            let cut = match memchr::memchr(b'\n', &rest.as_bytes()[from..]) {
-                Some(at) => from + at + 1,
-                None => rest.len(),
-            };
-            let (piece, after) = rest.split_at(cut);
-            rest = after;
-            self.terms_of_piece(piece, &mut f)?;
-        }
-        Ok(())
-    }
-
-    /// [`Tokeniser::each_term`] of a text that lindera segments in one call.
-    fn terms_of_piece(&mut self, text: &str, f: &mut impl FnMut(&str)) -> crate::Result<()> {
         let tokens = self
             .worker
             .segment(text)
@@ -225,7 +204,7 @@ impl Tokeniser {
         for t in &tokens {
             let surface: &str = &t.surface;
             let unknown = t.word_id.is_unknown();
-            let key = t.word_id.id() | if unknown { UNKNOWN } else { 0 };
+            let key = (t.word_id.id(), unknown);
             let words = self.words;
             let (pos, base) = *self.classes.entry(key).or_insert_with(|| {
                 let mut details = details_in(words, t);
@@ -259,10 +238,6 @@ impl Tokeniser {
         Ok(())
     }
 }
-
-/// Bytes of text [`Tokeniser::each_term`] gathers at least before it cuts at
-/// a line break.
-const PIECE: usize = 4096;
 
 /// Runs `f` on lindera's morphemes of `text`.
 fn segmented<R>(text: &str, f: impl FnOnce(&[lindera::token::Token<'_>]) -> R) -> crate::Result<R> {
@@ -1089,7 +1064,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config { cases: 512, ..Default::default() })]
 
-        /// Whatever the text, pieces and cached classes give the tokens' terms.
+        /// Whatever the text, the cached word classes give the tokens' terms.
         #[test]
         fn terms_equal_the_terms_of_the_tokens_for_any_text(
             parts in proptest::collection::vec(
