@@ -173,6 +173,18 @@ fn gram_bucket(hash: u64, bits: u32) -> usize {
     hash.checked_shr(64 - bits).unwrap_or(0) as usize
 }
 
+/// Appends the `u32` offsets of consecutive items of the given lengths: 0,
+/// then each running total (saturating, as a stored offset cannot exceed
+/// `u32::MAX`).
+fn push_offsets(out: &mut Vec<u8>, lengths: impl IntoIterator<Item = usize>) {
+    let mut offset = 0u32;
+    out.extend_from_slice(&offset.to_le_bytes());
+    for length in lengths {
+        offset = offset.saturating_add(u32::try_from(length).unwrap_or(u32::MAX));
+        out.extend_from_slice(&offset.to_le_bytes());
+    }
+}
+
 /// The buckets of a row's pair hashes (ascending, as [`gram_hashes`]
 /// returns them), ascending and each once.
 fn row_buckets(hashes: &[u64], bits: u32) -> impl Iterator<Item = usize> + '_ {
@@ -671,18 +683,8 @@ impl BodyIndex {
         for file in &file_of_row {
             out.extend_from_slice(&file.to_le_bytes());
         }
-        let mut offset = 0u32;
-        out.extend_from_slice(&offset.to_le_bytes());
-        for (w, _) in &words {
-            offset += w.len() as u32;
-            out.extend_from_slice(&offset.to_le_bytes());
-        }
-        let mut offset = 0u32;
-        out.extend_from_slice(&offset.to_le_bytes());
-        for (_, postings) in &words {
-            offset += postings.len() as u32;
-            out.extend_from_slice(&offset.to_le_bytes());
-        }
+        push_offsets(&mut out, words.iter().map(|(w, _)| w.len()));
+        push_offsets(&mut out, words.iter().map(|(_, postings)| postings.len()));
         for (w, _) in &words {
             out.extend_from_slice(w.as_bytes());
         }
@@ -697,12 +699,7 @@ impl BodyIndex {
         }
         // Each row's section text, normalised: levelled keywords are also
         // looked for in it literally (see `literal`).
-        let mut offset = 0u32;
-        out.extend_from_slice(&offset.to_le_bytes());
-        for text in &texts {
-            offset = offset.saturating_add(text.len() as u32);
-            out.extend_from_slice(&offset.to_le_bytes());
-        }
+        push_offsets(&mut out, texts.iter().map(|t| t.len()));
         for text in &texts {
             out.extend_from_slice(text.as_bytes());
         }
@@ -749,12 +746,7 @@ impl BodyIndex {
             .collect();
         keyed.sort_unstable();
         out.extend_from_slice(&(keyed.len() as u32).to_le_bytes());
-        let mut offset = 0u32;
-        out.extend_from_slice(&offset.to_le_bytes());
-        for (key, _) in &keyed {
-            offset += key.len() as u32;
-            out.extend_from_slice(&offset.to_le_bytes());
-        }
+        push_offsets(&mut out, keyed.iter().map(|(key, _)| key.len()));
         for (_, word) in &keyed {
             out.extend_from_slice(&word.to_le_bytes());
         }
