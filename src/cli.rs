@@ -52,6 +52,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Set a knowledge repository up: kbidx.toml, pre-commit hook, SKILL.md, MCP client files.
+    Init(crate::init::InitArgs),
     /// Build index/index.toon from the knowledge directory (or check it is up to date).
     Build(BuildArgs),
     /// Rank index sections for levelled keywords or a plain question.
@@ -542,6 +544,7 @@ pub(crate) struct BuildArgs {
 pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
+        Command::Init(args) => crate::init::run(args, out, err),
         Command::Build(args) => run_build(&config, args, out, err),
         Command::Search(args) if args.pg.url(args.index.as_deref()).is_some() => {
             let url = args.pg.url(args.index.as_deref()).unwrap_or_default();

@@ -9,7 +9,8 @@
 //! file returns), `parallel` (work split over threads), `search` (query → ranked rows), `output` (the report
 //! a search prints), `answer` (a search request → the answer document, with
 //! the content handed over: the one path of search, MCP and eval), `eval` (accuracy over query sets) and `mcp` (the search
-//! and read tools over the Model Context Protocol); `cli` turns the
+//! and read tools over the Model Context Protocol); `init` sets a
+//! repository up (configuration, hook, skill, MCP clients); `cli` turns the
 //! command line into typed options and calls them.
 pub(crate) mod answer;
 pub mod build;
@@ -20,6 +21,7 @@ pub mod eval;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod index;
+pub(crate) mod init;
 pub mod knowledge;
 pub mod links;
 pub(crate) mod lint;

@@ -10,7 +10,8 @@
 //!   (`snapshots/cli__<module>__<name>.snap`: the command line, exit code, stdout and stderr);
 //!   `reliability` checks the exit code and exact message of each bad input in
 //!   `docs/reliability.md`'s catalogue; `mcp` talks JSON-RPC to `kbidx mcp` over its pipes;
-//!   `limit` checks `body_limit` (over it, searches rank on the index alone);
+//!   `limit` checks `body_limit` (over it, searches rank on the index alone); `init` sets a
+//!   repository up (its nabledge-6-small run `#[ignore]`d);
 //! * through the library: `accuracy` (ranking floors and report on kbidx's own knowledge),
 //!   `splits` (the dev/test question sets: the shipped ranking and BM25, floors and reports;
 //!   the nabledge ones `#[ignore]`d),
@@ -33,6 +34,7 @@ mod accuracy;
 mod build;
 mod eval;
 mod index_fresh;
+mod init;
 mod layers;
 mod limit;
 mod lint;
