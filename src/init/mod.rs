@@ -29,16 +29,17 @@ pub(crate) struct InitArgs {
     /// The repository to set up (its root: the files are written there).
     #[arg(value_name = "DIR", default_value = ".")]
     pub(crate) dir: PathBuf,
-    /// Knowledge directory inside DIR (default: kbidx.toml's, else DIR/knowledge, else the one
-    /// directory named `knowledge` holding *.json files within four levels of DIR).
+    /// Knowledge directory, inside DIR (default: DIR/kbidx.toml's, else DIR/knowledge, else the
+    /// one directory named `knowledge` holding *.json files within four levels of DIR).
     #[arg(long, value_name = "PATH")]
     pub(crate) knowledge: Option<PathBuf>,
     /// Directory inside DIR for the skill's SKILL.md (default: DIR/.claude/skills/NAME, NAME
     /// being DIR's name).
     #[arg(long, value_name = "PATH")]
     pub(crate) skill_dir: Option<PathBuf>,
-    /// Replace kbidx.toml and SKILL.md when they exist and differ, and the `kbidx` entry of the
-    /// MCP client files (without it an existing file is never overwritten).
+    /// Replace SKILL.md and the `kbidx` entries of the MCP client files when they differ, and a
+    /// kbidx.toml naming other knowledge than --knowledge (without it no existing file is
+    /// overwritten).
     #[arg(long)]
     pub(crate) force: bool,
     /// Write nothing: print what would be written as unified diffs (no build, no search).
