@@ -110,6 +110,7 @@ pub(crate) fn slashed(path: &Path) -> String {
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Summary {
     /// The knowledge directory, relative to the repository.
+    #[serde(rename = "path")]
     pub(crate) knowledge: String,
     /// Knowledge files (`*.json` matching the include globs).
     pub(crate) files: usize,

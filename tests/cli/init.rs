@@ -125,7 +125,7 @@ fn json_report_holds_summary_files_build_and_search() {
     let sandbox = fixture_repo();
     let run = sandbox.run(&["init", "repo", "--format", "json"]).success();
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(doc["knowledge"]["knowledge"], "knowledge");
+    assert_eq!(doc["knowledge"]["path"], "knowledge");
     assert_eq!(doc["knowledge"]["files"], 3);
     let actions: Vec<&str> = doc["files"]
         .as_array()
@@ -242,65 +242,89 @@ fn options_choose_the_knowledge_and_the_skill_directory() {
 
 #[test]
 fn bad_input_exits_2_naming_the_file_and_writes_nothing() {
-    // (what is wrong, the file to add to the fixture repository, its text, the message)
-    let cases: [(&str, &str, &str, &str); 7] = [
-        ("no knowledge", "", "", "kbidx: repo: no knowledge found"),
+    // (what is wrong, the file added to the fixture repository and its bytes, init's options,
+    // the whole of stderr); no file: a repository without knowledge.
+    let cases: [(&str, &str, &[u8], &[&str], &str); 9] = [
+        (
+            "no knowledge",
+            "",
+            b"",
+            &[],
+            "kbidx: repo: no knowledge found: no knowledge/ directory, nor one named knowledge holding *.json files within 4 levels; give --knowledge DIR\n",
+        ),
         (
             "invalid knowledge JSON",
             "repo/knowledge/broken.json",
-            "{\n  \"title\": \"x\",\n  \"index\": [\n}\n",
-            "kbidx: repo/knowledge/broken.json:4:1: invalid JSON: expected value",
+            b"{\n  \"title\": \"x\",\n  \"index\": [\n}\n",
+            &[],
+            "kbidx: repo/knowledge/broken.json:4:1: invalid JSON: expected value\n",
         ),
         (
             "unreadable knowledge file (invalid UTF-8)",
             "repo/knowledge/latin1.json",
-            "{\"title\": \"caf\u{e9}\"}",
-            "",
+            b"{\"title\": \"caf\xe9\"}",
+            &[],
+            "kbidx: repo/knowledge/latin1.json:1:15: invalid UTF-8\n",
         ),
         (
             "unparsable .pre-commit-config.yaml",
             "repo/.pre-commit-config.yaml",
-            "repos:\n  - repo: local\n    hooks: [\n",
-            "kbidx: repo/.pre-commit-config.yaml:4:1: invalid YAML:",
+            b"repos:\n  - repo: local\n    hooks: [\n",
+            &[],
+            "kbidx: repo/.pre-commit-config.yaml:4:1: invalid YAML: while parsing a node, did not find expected node content\n",
         ),
         (
             "unparsable .mcp.json",
             "repo/.mcp.json",
-            "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"x\"},\n  }\n}\n",
-            "kbidx: repo/.mcp.json:4:3: invalid JSON: trailing comma",
+            b"{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"x\"},\n  }\n}\n",
+            &[],
+            "kbidx: repo/.mcp.json:4:3: invalid JSON: trailing comma\n",
         ),
         (
-            "unparsable .vscode/mcp.json",
+            "unparsable .vscode/mcp.json (comments)",
             "repo/.vscode/mcp.json",
-            "// comments are not JSON\n{}\n",
-            "kbidx: repo/.vscode/mcp.json:1:1: invalid JSON: expected value",
+            b"// comments are not JSON\n{}\n",
+            &[],
+            "kbidx: repo/.vscode/mcp.json:1:1: invalid JSON: expected value\n",
         ),
         (
             ".mcp.json that is not an object",
             "repo/.mcp.json",
-            "[]\n",
-            "kbidx: repo/.mcp.json: the top level is not a JSON object",
+            b"[]\n",
+            &[],
+            "kbidx: repo/.mcp.json: the top level is not a JSON object\n",
+        ),
+        (
+            "invalid kbidx.toml",
+            "repo/kbidx.toml",
+            b"knowledge = \"knowledge\"\nbad\n",
+            &[],
+            "kbidx: repo/kbidx.toml:2:4: key with no value, expected `=`\n",
+        ),
+        (
+            "skill directory outside the repository",
+            "repo/README.md",
+            b"",
+            &["--skill-dir", "elsewhere"],
+            "kbidx: elsewhere: not inside repo: kbidx init sets up one repository\n",
         ),
     ];
-    for (what, file, text, message) in cases {
+    for (what, file, bytes, options, stderr) in cases {
         let sandbox = if file.is_empty() {
             Sandbox::new().with_dir("repo/docs")
         } else {
-            fixture_repo().with_file(file, text)
+            fixture_repo().with_file(file, bytes)
         };
-        if what.contains("UTF-8") {
-            sandbox.write(file, b"{\"title\": \"caf\xe9\"}");
-        }
         let before = tree(sandbox.path("").as_path());
-        let run = sandbox.run(&["init", "repo"]);
-        assert_eq!(run.code, 2, "{what}: {run:?}");
+        let mut args = vec!["init", "repo"];
+        args.extend_from_slice(options);
+        let run = sandbox.run(&args);
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (2, stderr),
+            "{what}: {run:?}"
+        );
         assert!(run.stdout.is_empty(), "{what}: {run:?}");
-        let expected = if message.is_empty() {
-            "kbidx: repo/knowledge/latin1.json:1:15: invalid UTF-8"
-        } else {
-            message
-        };
-        assert!(run.stderr.starts_with(expected), "{what}: {run:?}");
         assert_eq!(
             tree(sandbox.path("").as_path()),
             before,
@@ -339,7 +363,13 @@ fn init_on_nabledge_6_small() {
         first.stdout.contains("\n  1. "),
         "no search result:\n{first:?}"
     );
-    assert!(first.stdout.contains("languages: ja "), "{first:?}");
+    // Both languages: Japanese text with Java names, annotations and keys in it.
+    assert!(
+        first.stdout.contains("  languages: ")
+            && first.stdout.contains("ja ")
+            && first.stdout.contains("en "),
+        "{first:?}"
+    );
     let skill = sandbox.read_to_string("repo/.claude/skills/repo/SKILL.md");
     assert!(
         skill.chars().count() <= 4000,
