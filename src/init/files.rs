@@ -468,7 +468,7 @@ mod tests {
             ),
             (
                 "repos:\n  - repo: x\n   bad: [\n",
-                "error: .pre-commit-config.yaml:4:1: invalid YAML",
+                "error: .pre-commit-config.yaml:3:7: invalid YAML: while parsing a block collection",
             ),
             (
                 "- a\n- b\n",
