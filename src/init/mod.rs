@@ -121,6 +121,16 @@ pub(crate) fn run(args: InitArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
     let dir = &args.dir;
     let json = args.format == DocFormat::Json;
     let mut files = plan.files;
+    let report = |files, dry_run, build, search| Report {
+        dir: display(dir),
+        knowledge: &plan.summary,
+        files,
+        dry_run,
+        nothing_to_do,
+        example: &plan.example,
+        build,
+        search,
+    };
     if args.dry_run {
         for file in &mut files {
             if file.action.writes() {
@@ -164,18 +174,7 @@ pub(crate) fn run(args: InitArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             )
             .map_err(stdout)?;
         }
-        return finish_json(
-            json,
-            dir,
-            &plan.summary,
-            &files,
-            true,
-            nothing_to_do,
-            &plan.example,
-            None,
-            None,
-            out,
-        );
+        return finish(json, &report(&files, true, None, None), out);
     }
     for file in files.iter().filter(|f| f.action.writes()) {
         crate::build::write(&detect::join(dir, &file.path), &file.new)?;
@@ -188,18 +187,7 @@ pub(crate) fn run(args: InitArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             )
             .map_err(stdout)?;
         }
-        return finish_json(
-            json,
-            dir,
-            &plan.summary,
-            &files,
-            false,
-            true,
-            &plan.example,
-            None,
-            None,
-            out,
-        );
+        return finish(json, &report(&files, false, None, None), out);
     }
     let config = plan.config.as_os_str();
     let question = plan.example.question.as_str();
@@ -222,18 +210,7 @@ pub(crate) fn run(args: InitArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
     if json {
         let build = capture(&build, err)?;
         let search = capture(&search, err)?;
-        return finish_json(
-            json,
-            dir,
-            &plan.summary,
-            &files,
-            false,
-            false,
-            &plan.example,
-            Some(build),
-            Some(search),
-            out,
-        );
+        return finish(json, &report(&files, false, Some(build), Some(search)), out);
     }
     writeln!(out, "\n$ kbidx build").map_err(stdout)?;
     crate::cli::run(parse(&build)?, out, err)?;
@@ -252,32 +229,10 @@ pub(crate) fn run(args: InitArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
     Ok(0)
 }
 
-/// Prints the JSON document when asked (`json`), and returns exit code 0.
-#[allow(clippy::too_many_arguments)]
-fn finish_json(
-    json: bool,
-    dir: &Path,
-    summary: &detect::Summary,
-    files: &[Planned],
-    dry_run: bool,
-    nothing_to_do: bool,
-    example: &Example,
-    build: Option<serde_json::Value>,
-    search: Option<serde_json::Value>,
-    out: &mut dyn Write,
-) -> Result<u8> {
+/// Prints `report` as JSON when asked (`json`); returns exit code 0.
+fn finish(json: bool, report: &Report<'_>, out: &mut dyn Write) -> Result<u8> {
     if json {
-        let report = Report {
-            dir: display(dir),
-            knowledge: summary,
-            files,
-            dry_run,
-            nothing_to_do,
-            example,
-            build,
-            search,
-        };
-        serde_json::to_writer_pretty(&mut *out, &report).map_err(|e| stdout(e.into()))?;
+        serde_json::to_writer_pretty(&mut *out, report).map_err(|e| stdout(e.into()))?;
         writeln!(out).map_err(stdout)?;
     }
     Ok(0)

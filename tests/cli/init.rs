@@ -244,7 +244,8 @@ fn options_choose_the_knowledge_and_the_skill_directory() {
 fn bad_input_exits_2_naming_the_file_and_writes_nothing() {
     // (what is wrong, the file added to the fixture repository and its bytes, init's options,
     // the whole of stderr); no file: a repository without knowledge.
-    let cases: [(&str, &str, &[u8], &[&str], &str); 9] = [
+    type Case<'a> = (&'a str, &'a str, &'a [u8], &'a [&'a str], &'a str);
+    let cases: [Case; 9] = [
         (
             "no knowledge",
             "",
