@@ -382,3 +382,34 @@ fn init_on_nabledge_6_small() {
     assert!(second.stdout.contains("nothing to do"), "{second:?}");
     assert_eq!(tree(&sandbox.path("repo")), before);
 }
+
+/// The npm launcher package carries the crate's version, and depends on the five platform
+/// packages at that version, the ones its `bin/kbidx.js` looks for.
+#[test]
+fn npm_package_matches_the_crate() {
+    let text = std::fs::read_to_string(repo().join("packaging/npm/kbidx/package.json")).unwrap();
+    let package: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(package["version"], version);
+    let launcher =
+        std::fs::read_to_string(repo().join("packaging/npm/kbidx/bin/kbidx.js")).unwrap();
+    let optional = package["optionalDependencies"].as_object().unwrap();
+    let names: Vec<&str> = optional.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "@kbidx/linux-x64",
+            "@kbidx/linux-arm64",
+            "@kbidx/darwin-x64",
+            "@kbidx/darwin-arm64",
+            "@kbidx/win32-x64"
+        ]
+    );
+    for (name, wanted) in optional {
+        assert_eq!(wanted, version, "{name}");
+        assert!(
+            launcher.contains(&format!("\"{name}\"")),
+            "bin/kbidx.js does not know {name}"
+        );
+    }
+}
