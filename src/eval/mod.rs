@@ -483,7 +483,11 @@ pub(crate) fn evaluate_searcher(
                                 .filter_map(|m| m.bridge().cloned())
                                 .collect();
                             let references = searcher.references(&ranking);
-                            let more = ranking.results.into_iter().map(|p| p.more).collect();
+                            let more = ranking
+                                .results
+                                .into_iter()
+                                .map(|p| [p.more, p.also].concat())
+                                .collect();
                             (references, more, bridged)
                         }
                         Method::Bm25 | Method::Bm25Rrf => {
@@ -607,6 +611,15 @@ pub(crate) fn evaluate_searcher(
     Ok(runs)
 }
 
+/// The document answer recall's budgets bound: the lean text an agent reads
+/// by default.
+const HAND_OVER_STYLE: crate::output::Style = crate::output::Style {
+    format: crate::output::Format::Text,
+    explain: false,
+    suggest: false,
+    pretty: false,
+};
+
 /// For each of [`ANSWER_BUDGETS`], the content `kbidx search --max-tokens B`
 /// (with `limits`' per-result cap and passages) hands over for `ranking`,
 /// by reference: [`crate::answer`]'s report and hand-over, as search runs them.
@@ -625,10 +638,9 @@ fn hand_overs(
         query: query.clone(),
         knowledge: std::path::PathBuf::new(),
         scoring,
-        format: crate::output::Format::Json,
+        style: HAND_OVER_STYLE,
         top: limits.top,
         min_score: None,
-        explain: false,
         with_content: true,
         budget: crate::output::budget::Budget::default(),
         hand_over: limits.hand_over,
@@ -648,9 +660,13 @@ fn hand_overs(
             ..Default::default()
         };
         let mut report = report.clone();
-        crate::answer::hand_over(&mut report, &request, searcher, texts)?;
+        crate::answer::deliver(&mut report, &request, searcher, texts)?;
         for row in report.results {
             if let Some(content) = row.content {
+                // A twin's text is its representative's: delivered with it.
+                for twin in row.also {
+                    handed.insert(twin, content.clone());
+                }
                 handed.insert(row.reference, content);
             }
         }

@@ -30,7 +30,7 @@ use crate::config::HandOver;
 use crate::error::{Error, Result, display};
 use crate::index::file::IndexFile;
 use crate::knowledge::content::Library;
-use crate::output::Format;
+use crate::output::{Format, Style};
 use crate::output::budget::Budget;
 use crate::query::LevelledKeywords;
 use crate::search::cache::Cache;
@@ -406,10 +406,16 @@ impl Tools {
             query,
             knowledge: self.knowledge.clone(),
             scoring: Scoring::Default,
-            format: Format::Json,
+            // A budget bounds the structured document, the larger of the two
+            // forms the result carries (the text has no escapes).
+            style: Style {
+                format: Format::Json,
+                explain: request.explain,
+                suggest: request.suggest,
+                pretty: false,
+            },
             top: request.top,
             min_score: None,
-            explain: false,
             with_content: request.with_content || request.budget.is_set() || request.passages,
             budget: request.budget,
             hand_over: match (request.hand_over, request.passages) {
@@ -426,13 +432,19 @@ impl Tools {
         };
         let searcher = self.searcher(log)?;
         let report = crate::answer::answer(&options, searcher)?;
-        let mut text = Vec::new();
-        crate::timings::time("render", || report.render(Format::Text, false, &mut text))?;
+        let text = crate::timings::time("render", || {
+            report.document(Style {
+                format: Format::Text,
+                ..options.style
+            })
+        });
         // Encoded once, as `kbidx search --format json` writes it: no
         // `serde_json::Value` tree (a map per object) is built and dropped per call.
-        let structured = crate::timings::time("json", || serde_json::value::to_raw_value(&report))
-            .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
-        Ok((String::from_utf8_lossy(&text).into_owned(), structured))
+        let structured = crate::timings::time("json", || {
+            RawValue::from_string(report.document(options.style).trim_end().to_owned())
+        })
+        .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
+        Ok((text, structured))
     }
 
     /// The `read` tool: the section's text, and `{reference, title, content}`.
@@ -494,6 +506,10 @@ struct SearchRequest {
     budget: Budget,
     /// `exclude` and `group_by`, checked.
     diversity: crate::search::Diversity,
+    /// The whole document (`explain`) instead of the lean one.
+    explain: bool,
+    /// The suggestions in the lean document (`suggest`).
+    suggest: bool,
 }
 
 impl SearchRequest {
@@ -502,7 +518,7 @@ impl SearchRequest {
     ///
     /// Long on purpose: one check per argument of the schema, each with its own message.
     fn parse(arguments: &Map<String, Value>) -> Result<Self> {
-        const NAMES: [&str; 14] = [
+        const NAMES: [&str; 16] = [
             "question",
             "l1",
             "l2",
@@ -517,6 +533,8 @@ impl SearchRequest {
             "exclude",
             "group_by",
             "collapse",
+            "explain",
+            "suggest",
         ];
         check_names(arguments, "search", &NAMES)?;
         let get = |name: &str| arguments.get(name).filter(|v| !v.is_null());
@@ -589,11 +607,12 @@ impl SearchRequest {
                 ));
             }
         };
-        let collapse = match get("collapse") {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(wrong_type("collapse", "true or false", other)),
+        let flag = |name: &str| match get(name) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(wrong_type(name, "true or false", other)),
         };
+        let collapse = flag("collapse")?;
         let per_file = match get("group_by") {
             None => None,
             Some(Value::String(by)) if by == "file" => Some(1),
@@ -624,6 +643,8 @@ impl SearchRequest {
             hand_over,
             budget,
             diversity,
+            explain: flag("explain")?,
+            suggest: flag("suggest")?,
         })
     }
 
