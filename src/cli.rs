@@ -387,13 +387,13 @@ pub(crate) struct SearchArgs {
     #[arg(value_name = "QUERY")]
     pub(crate) query: Vec<String>,
     /// Domain keywords (comma-separated, repeatable); 0 points under `--scoring seed`.
-    #[arg(long, value_name = "KW,..", value_delimiter = ',', allow_hyphen_values = true)]
+    #[arg(long, value_name = "KW,..", value_delimiter = ',')]
     pub(crate) l1: Vec<String>,
     /// Component keywords (comma-separated, repeatable; `a|b` joins synonyms of one concept).
-    #[arg(long, value_name = "KW,..", value_delimiter = ',', allow_hyphen_values = true)]
+    #[arg(long, value_name = "KW,..", value_delimiter = ',')]
     pub(crate) l2: Vec<String>,
     /// Function keywords (comma-separated, repeatable; `a|b` joins synonyms of one concept).
-    #[arg(long, value_name = "KW,..", value_delimiter = ',', allow_hyphen_values = true)]
+    #[arg(long, value_name = "KW,..", value_delimiter = ',')]
     pub(crate) l3: Vec<String>,
     /// Levelled keywords as JSON {"l1": [..], "l2": [..], "l3": [..]} from FILE, or `-` for stdin.
     #[arg(long, value_name = "FILE")]
@@ -550,6 +550,29 @@ pub(crate) struct BuildArgs {
     /// Output format (json: one document on stdout, warnings in it).
     #[arg(long, value_enum, default_value_t = DocFormat::Text, conflicts_with = "quiet")]
     pub(crate) format: DocFormat,
+}
+
+/// The command line as clap should read it: a keyword list that starts with
+/// one `-` right after `--l1`, `--l2` or `--l3` (`--l3 -requestPath`, as
+/// identifiers are written in code) joined to its flag (`--l3=-requestPath`),
+/// where clap would take it for a flag. A value that starts with `--` stays a
+/// flag: `--l2 --format json` is a forgotten keyword, not the keyword
+/// `--format`.
+pub fn args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out: Vec<std::ffi::OsString> = Vec::new();
+    for arg in args {
+        let keyword = arg
+            .to_str()
+            .is_some_and(|a| a.starts_with('-') && !a.starts_with("--") && a.len() > 1);
+        match out.last_mut() {
+            Some(last) if keyword && matches!(last.to_str(), Some("--l1" | "--l2" | "--l3")) => {
+                last.push("=");
+                last.push(&arg);
+            }
+            _ => out.push(arg),
+        }
+    }
+    out
 }
 
 /// Runs a parsed command line; returns the exit code for success paths (0 or 1).
@@ -942,9 +965,7 @@ fn run_search(
     err: &mut dyn Write,
 ) -> Result<u8> {
     let report = crate::answer::answer(options, searcher)?;
-    crate::timings::time("output", || {
-        report.render(options.style, out)
-    })?;
+    crate::timings::time("output", || report.render(options.style, out))?;
     for note in &report.notes {
         writeln!(err, "note: {note}").map_err(stdio)?;
     }

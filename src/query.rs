@@ -216,7 +216,9 @@ impl Query {
             if k.level != level && level != Level::Question && k.level != Level::Question {
                 let first = k.level;
                 if first == Level::L1 {
+                    // An L1 keyword names no concept: only the new level's counts.
                     k.level = level;
+                    k.concepts = vec![concept];
                 }
                 let note = format!(
                     "keyword {:?} is given at {} and {}: searched once, at {}",

@@ -174,7 +174,9 @@ pub(crate) fn deliver(
         // Lower the content by the overflow (and a little more, for the keys
         // and escapes that come with it).
         let shrink = |cap: Option<usize>, size: usize, max: usize| {
-            cap.map(|c| c.saturating_sub(size.saturating_sub(max) + size.saturating_sub(max) / 8 + 1))
+            cap.map(|c| {
+                c.saturating_sub(size.saturating_sub(max) + size.saturating_sub(max) / 8 + 1)
+            })
         };
         content.max_chars = shrink(content.max_chars, chars, limit.0);
         content.max_tokens = shrink(content.max_tokens, tokens, limit.1);
@@ -182,13 +184,16 @@ pub(crate) fn deliver(
             break;
         }
     }
-    // No content fits beside the envelope: whole results go from the end.
+    // No content fits beside the envelope: whole results go from the end,
+    // but the first result's line stays (a budget smaller than the envelope
+    // and one result is not met).
     let mut fitted = base;
     hand_over(&mut fitted, options, content, searcher, texts)?;
     finish(&mut fitted, options.budget);
     fitted.list_past_content(listing);
     seal(&mut fitted, style);
-    while !fits(&fitted).0 && fitted.results.pop().is_some() {
+    while !fits(&fitted).0 && fitted.results.len() > 1 {
+        fitted.results.pop();
         seal(&mut fitted, style);
     }
     *report = fitted;
@@ -206,7 +211,7 @@ fn finish(report: &mut Report, caps: Budget) {
 /// budget object, which is part of the document: repeated until the numbers
 /// it states are those of the document that states them (two or three
 /// rounds; the last is kept, which is at most a digit off).
-fn seal(report: &mut Report, style: Style) {
+pub(crate) fn seal(report: &mut Report, style: Style) {
     if report.budget.is_none() {
         return;
     }

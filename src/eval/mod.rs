@@ -611,10 +611,11 @@ pub(crate) fn evaluate_searcher(
     Ok(runs)
 }
 
-/// The document answer recall's budgets bound: the lean text an agent reads
-/// by default.
+/// The document answer recall's budgets bound: the lean JSON document, the
+/// largest of the lean forms (its escapes), so the text and TOON forms hand
+/// over at least as much.
 const HAND_OVER_STYLE: crate::output::Style = crate::output::Style {
-    format: crate::output::Format::Text,
+    format: crate::output::Format::Json,
     explain: false,
     suggest: false,
     pretty: false,

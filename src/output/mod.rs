@@ -790,14 +790,15 @@ impl Report {
     /// drops the rest: the agent sees further candidates to read without
     /// the budget going to a long list.
     pub(crate) fn list_past_content(&mut self, (chars, tokens): (usize, usize)) {
+        // The first result stays, with or without content.
         let first = self
             .results
             .iter()
             .rposition(|r| r.content.is_some())
-            .map_or(0, |i| i + 1);
+            .map_or(1, |i| i + 1);
         let (mut used_chars, mut used_tokens) = (0, 0);
-        let mut keep = first;
-        for r in &self.results[first..] {
+        let mut keep = first.min(self.results.len());
+        for r in self.results.iter().skip(keep) {
             // The line's fixed part: rank or keys, score, separators.
             used_chars += r.reference.chars().count() + r.title.chars().count() + 24;
             used_tokens += tokens::estimate(&r.reference) + tokens::estimate(&r.title) + 10;
@@ -1163,7 +1164,10 @@ impl BudgetRow {
     /// The object for `caps` with sizes as wide as the caps, to measure an
     /// envelope by.
     pub(crate) fn placeholder(caps: Budget) -> Self {
-        let widest = caps.max_chars.unwrap_or(0).max(caps.max_tokens.unwrap_or(0));
+        let widest = caps
+            .max_chars
+            .unwrap_or(0)
+            .max(caps.max_tokens.unwrap_or(0));
         Self {
             caps,
             chars: widest,

@@ -18,7 +18,7 @@ use crate::knowledge::content::{Library, Sections};
 use super::tokens::estimate;
 
 /// `kbidx read FILE#SECTION`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct SectionDoc {
     /// `path#section`, as the index writes it.
     pub reference: String,
@@ -57,7 +57,7 @@ pub(crate) struct SectionDoc {
 }
 
 /// A section at the other end of a link (`read --links`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct LinkedSection {
     /// `path#section`.
     pub reference: String,
@@ -202,7 +202,11 @@ struct SeveralSections<'a> {
 impl Reading {
     /// The document of `docs` within `budget` (`max_chars`, `max_tokens`
     /// of the whole document), as JSON or text.
-    pub(crate) fn fit(mut docs: Vec<SectionDoc>, budget: super::budget::Budget, json: bool) -> Self {
+    pub(crate) fn fit(
+        mut docs: Vec<SectionDoc>,
+        budget: super::budget::Budget,
+        json: bool,
+    ) -> Self {
         let render = |docs: &[SectionDoc]| render(docs, json);
         let limit = (
             budget.max_chars.unwrap_or(usize::MAX),
@@ -214,7 +218,10 @@ impl Reading {
         if chars <= limit.0 && tokens <= limit.1 {
             return Self { document: full };
         }
-        let texts: Vec<String> = docs.iter_mut().map(|d| std::mem::take(&mut d.content)).collect();
+        let texts: Vec<String> = docs
+            .iter_mut()
+            .map(|d| std::mem::take(&mut d.content))
+            .collect();
         let (env_chars, env_tokens) = size(&render(&docs));
         let mut room = (
             limit.0.saturating_sub(env_chars),
