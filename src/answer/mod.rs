@@ -103,11 +103,23 @@ pub(crate) fn answer(options: &Request, searcher: &Searcher<'_>) -> Result<Repor
 /// The share of a document budget that results past the content may take,
 /// listed by reference and title (the rest are left out): a handful of
 /// further candidates for `kbidx read` without crowding out the text.
-const LISTING_SHARE: f64 = 0.05;
+const LISTING_SHARE: f64 = 0.03;
 
 /// How many times the content budget is fitted to the measured document
 /// before whole results are dropped from its end.
 const FITS: usize = 8;
+
+/// How many halvings look for a larger content budget that still fits,
+/// after the overflow's cut found one.
+const BISECTIONS: usize = 5;
+
+/// The cap halfway between `lo` and `hi` (both set or both unset).
+fn midpoint(lo: Option<usize>, hi: Option<usize>) -> Option<usize> {
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => Some(lo + hi.saturating_sub(lo) / 2),
+        (lo, _) => lo,
+    }
+}
 
 /// Attaches the results' content so that the whole printed document
 /// (`options.style`) stays within `options.budget`'s `max_tokens` and
@@ -160,17 +172,47 @@ pub(crate) fn deliver(
             .map(|n| n.saturating_sub(env_tokens)),
         ..options.budget
     };
-    for _ in 0..FITS {
+    let attempt = |content: Budget, texts: &mut Texts| -> Result<(Report, bool, usize, usize)> {
         let mut fitted = base.clone();
         hand_over(&mut fitted, options, content, searcher, texts)?;
         finish(&mut fitted, options.budget);
         fitted.list_past_content(listing);
         seal(&mut fitted, style);
         let (ok, chars, tokens) = fits(&fitted);
+        Ok((fitted, ok, chars, tokens))
+    };
+    let mut too_much: Option<Budget> = None;
+    for _ in 0..FITS {
+        let (fitted, ok, chars, tokens) = attempt(content, texts)?;
         if ok {
-            *report = fitted;
+            // The overflow's cut may have taken more than it had to: what
+            // lies between this content budget and the last that overflowed
+            // is tried by halves, and the largest that fits is kept.
+            let mut best = fitted;
+            if let Some(mut hi) = too_much {
+                let mut lo = content;
+                for _ in 0..BISECTIONS {
+                    let mid = Budget {
+                        max_chars: midpoint(lo.max_chars, hi.max_chars),
+                        max_tokens: midpoint(lo.max_tokens, hi.max_tokens),
+                        ..content
+                    };
+                    if (mid.max_chars, mid.max_tokens) == (lo.max_chars, lo.max_tokens) {
+                        break;
+                    }
+                    let (fitted, ok, ..) = attempt(mid, texts)?;
+                    if ok {
+                        best = fitted;
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+            }
+            *report = best;
             return Ok(());
         }
+        too_much = Some(content);
         // Lower the content by the overflow (and a little more, for the keys
         // and escapes that come with it).
         let shrink = |cap: Option<usize>, size: usize, max: usize| {
@@ -323,5 +365,107 @@ fn hand_over(
     match options.hand_over {
         HandOver::Adaptive => report.attach_adaptive(|r| texts.section(r), budget, &words),
         _ => report.attach_content(|r| texts.section(r), budget, Some(&words)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::LazyLock;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::output::{Format, tokens::estimate};
+    use crate::search::{Matcher, Settings};
+
+    /// The repository's own knowledge, built once.
+    static BUILT: LazyLock<crate::build::Built> = LazyLock::new(|| {
+        let config = crate::config::Config::default();
+        let options = crate::build::BuildOptions {
+            knowledge: Path::new(env!("CARGO_MANIFEST_DIR")).join("knowledge"),
+            filter: None,
+            include: config.include.clone(),
+            exclude: config.exclude.clone(),
+            strict: false,
+            terms: config.terms,
+        };
+        crate::build::build_within(&options, config.build_timeout).expect("knowledge/ builds")
+    });
+
+    const QUESTIONS: [&str; 4] = [
+        "索引が古いと言われたらどうする？",
+        "how do I check that the index is up to date",
+        "MCP サーバの設定",
+        "jq フィルタ extraction debugging",
+    ];
+
+    fn request(question: &str, style: Style, hand_over: HandOver, max_tokens: usize) -> Request {
+        let mut query = Query::default();
+        query.add_question(question).expect("a question");
+        Request {
+            query,
+            knowledge: Path::new(env!("CARGO_MANIFEST_DIR")).join("knowledge"),
+            scoring: crate::search::Scoring::Default,
+            style,
+            top: 30,
+            min_score: None,
+            with_content: true,
+            budget: Budget {
+                max_tokens: Some(max_tokens),
+                ..Budget::default()
+            },
+            hand_over,
+            hierarchy: None,
+            fallback: fallback::Settings::default(),
+            body: None,
+            expand: 0,
+            links: PathBuf::new(),
+            diversity: search::Diversity::default(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// `--max-tokens N` (N ≥ 500) bounds the whole printed document in
+        /// every format, hand-over and document; the document states its own
+        /// size; when the budget binds, the lean document is at least 80%
+        /// content from N = 2,000 on as text (60% as JSON and TOON, whose
+        /// escapes and keys cost more beside this handbook's short sections).
+        #[test]
+        fn the_document_stays_within_its_budget(
+            max_tokens in 500usize..12_000,
+            format in 0usize..3,
+            hand_over in 0usize..3,
+            question in 0usize..QUESTIONS.len(),
+            explain in any::<bool>(),
+        ) {
+            let built = &*BUILT;
+            let matcher = Matcher::new(&built.index).expect("the index decodes");
+            let knowledge = Path::new(env!("CARGO_MANIFEST_DIR")).join("knowledge");
+            let searcher = Searcher::new(matcher, Settings::default(), Some(knowledge));
+            let style = Style {
+                format: [Format::Text, Format::Json, Format::Toon][format],
+                explain,
+                suggest: false,
+                pretty: false,
+            };
+            let hand_over = [HandOver::Adaptive, HandOver::Start, HandOver::Passages][hand_over];
+            let options = request(QUESTIONS[question], style, hand_over, max_tokens);
+            let report = answer(&options, &searcher).expect("a search");
+            let document = report.document(style);
+            let tokens = estimate(&document);
+            prop_assert!(tokens <= max_tokens, "{tokens} > {max_tokens}: {document}");
+            let budget = report.budget.as_ref().expect("a budget object");
+            prop_assert_eq!(budget.tokens, tokens);
+            prop_assert_eq!(budget.chars, document.chars().count());
+            let binds = report.results.iter().any(|r| r.truncated);
+            if max_tokens >= 2_000 && !explain && binds {
+                let share = budget.content_tokens as f64 / tokens as f64;
+                let floor = if style.format == Format::Text { 0.8 } else { 0.6 };
+                prop_assert!(share >= floor, "content {share:.2} of {tokens}: {document}");
+            }
+        }
     }
 }

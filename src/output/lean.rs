@@ -124,8 +124,9 @@ impl Lean<'_> {
     }
 
     /// The document as text: a line per result (`[rank] reference  title
-    /// (score)`), its twins, and its text as the knowledge writes it, `…` on a
-    /// line of its own where the budget cut it; a blank line between results.
+    /// (score)`, the title without the section heading its text opens with),
+    /// its twins, and its text as the knowledge writes it, `…` on a line of
+    /// its own where the budget cut it; a blank line between results.
     pub(crate) fn to_text(&self) -> String {
         let r = self.report;
         let mut s = String::new();
@@ -140,8 +141,9 @@ impl Lean<'_> {
                 s.push('\n');
             }
             let _ = write!(s, "[{}] {}", x.rank, read::quote_reference(&x.reference));
-            if !x.title.is_empty() {
-                let _ = write!(s, "  {}", x.title);
+            let title = header_title(&x.title, x.content.as_deref());
+            if !title.is_empty() {
+                let _ = write!(s, "  {title}");
             }
             let _ = writeln!(s, "  ({:.2})", x.normalized_score);
             if !x.also.is_empty() {
@@ -172,6 +174,22 @@ impl Lean<'_> {
             s.push_str(&budget.describe());
         }
         s
+    }
+}
+
+/// The title a text result line shows: without its section's heading when
+/// the content opens with that heading (`## heading`), which says it anyway.
+fn header_title<'t>(title: &'t str, content: Option<&str>) -> &'t str {
+    let heading = content
+        .and_then(|c| c.lines().next())
+        .and_then(|line| line.strip_prefix("## "))
+        .map(str::trim);
+    match heading {
+        Some(h) if !h.is_empty() => title
+            .strip_suffix(h)
+            .and_then(|rest| rest.strip_suffix(" / "))
+            .unwrap_or(title),
+        _ => title,
     }
 }
 
@@ -214,5 +232,24 @@ pub(super) fn push_toon_budget(s: &mut String, budget: &BudgetRow) {
     );
     if budget.passages {
         s.push_str("  passages: true\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::header_title;
+
+    #[test]
+    fn a_result_line_leaves_out_the_heading_its_text_opens_with() {
+        let cases = [
+            ("File / Sec / A", Some("## Sec / A\ntext"), "File"),
+            ("File / Sec", Some("## Other\ntext"), "File / Sec"),
+            ("File / Sec", None, "File / Sec"),
+            ("File", Some("## File\ntext"), "File"),
+            ("File / Sec", Some("text first"), "File / Sec"),
+        ];
+        for (title, content, shown) in cases {
+            assert_eq!(header_title(title, content), shown, "{title:?} {content:?}");
+        }
     }
 }
