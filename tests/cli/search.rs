@@ -1606,3 +1606,163 @@ fn search_bad_weight_exits_2() {
         }
     }
 }
+
+/// A keyword may start with `-`, as identifiers are written (`-requestPath`):
+/// right after `--l1/--l2/--l3`, or joined with `=`; a value that starts
+/// with `--` stays a flag. The keyword is searched, not refused.
+#[test]
+fn search_keywords_may_start_with_a_hyphen() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    for args in [
+        &[
+            "search",
+            "--explain",
+            "--format",
+            "json",
+            "--l3",
+            "-requestPath,check",
+        ][..],
+        &[
+            "search",
+            "--explain",
+            "--format",
+            "json",
+            "--l2=-x",
+            "--l3",
+            "check",
+        ][..],
+        &[
+            "search",
+            "--explain",
+            "--format",
+            "json",
+            "--l1",
+            "-d",
+            "--l2",
+            "-x",
+            "--l3",
+            "-y",
+        ][..],
+    ] {
+        let run = sandbox.run(args);
+        assert!(run.code <= 1, "{}", run.transcript());
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let keywords: Vec<&str> = ["l1", "l2", "l3"]
+            .iter()
+            .flat_map(|l| doc["keywords"][l].as_array().unwrap())
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        assert!(
+            keywords.iter().any(|k| k.starts_with('-')),
+            "{args:?}: {keywords:?}"
+        );
+    }
+    // `--l2 --format json`: a forgotten keyword, not the keyword `--format`.
+    let run = sandbox.run(&["search", "--l2", "--format", "json"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+}
+
+/// A keyword given at two levels is searched once, at the level that weighs
+/// more (the first of L2 and L3), and the document says so in `notes` (text
+/// output: on stderr), so that nothing is dropped silently.
+#[test]
+fn search_notes_a_keyword_given_at_two_levels() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--l2",
+            "kbidx|Build",
+            "--l3",
+            "check,build",
+            "--l1",
+            "CHECK",
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let notes: Vec<&str> = doc["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes.contains(&"keyword \"Build\" is given at l2 and l3: searched once, at l2"),
+        "{notes:?}"
+    );
+    assert!(
+        notes.contains(&"keyword \"CHECK\" is given at l1 and l3: searched once, at l3"),
+        "{notes:?}"
+    );
+    let text = sandbox
+        .run(&["search", "--l2", "build", "--l3", "Build"])
+        .success();
+    assert!(
+        text.stderr
+            .contains("note: keyword \"build\" is given at l2 and l3: searched once, at l2"),
+        "{}",
+        text.transcript()
+    );
+}
+
+/// The lean document by default: per result reference, title, one score and
+/// content; no explanations, confidence or suggestions unless asked for.
+#[test]
+fn search_lean_document_by_default() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let question = "索引が古いと言われたらどうする？";
+    let run = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "json",
+            "--max-tokens",
+            "2000",
+            question,
+        ])
+        .success();
+    assert_eq!(run.stdout.lines().count(), 1, "compact when not a terminal");
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let keys =
+        |v: &serde_json::Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(keys(&doc), ["version", "total", "results", "budget"]);
+    for r in doc["results"].as_array().unwrap() {
+        for key in keys(r) {
+            assert!(
+                [
+                    "reference",
+                    "title",
+                    "score",
+                    "also",
+                    "truncated",
+                    "content"
+                ]
+                .contains(&key.as_str()),
+                "{key}: {r}"
+            );
+        }
+    }
+    let suggested = sandbox
+        .run(&["search", "--format", "json", "--suggest", question])
+        .success();
+    let suggested: serde_json::Value = serde_json::from_str(&suggested.stdout).unwrap();
+    assert!(suggested["suggest"].is_array(), "{suggested}");
+    let toon = sandbox
+        .run(&[
+            "search",
+            "--format",
+            "toon",
+            "--max-tokens",
+            "2000",
+            question,
+        ])
+        .success();
+    assert!(
+        toon.stdout
+            .contains("]{reference,title,score,also,truncated,content}:"),
+        "{}",
+        toon.stdout
+    );
+}
