@@ -507,3 +507,21 @@ fn mcp_applies_path_weights() {
     let (code, _, _) = s.finish();
     assert_eq!(code, 0);
 }
+
+/// Keywords that start with `-` (`-requestPath`) are keywords over MCP too.
+#[test]
+fn mcp_keywords_may_start_with_a_hyphen() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let mut s = Session::initialized(&sandbox, &[]);
+    let result = s.call(
+        "search",
+        json!({ "l2": ["-x"], "l3": ["-requestPath", "check"], "explain": true }),
+    );
+    let (_, structured) = ok(&result);
+    assert_eq!(structured["keywords"]["l2"], json!(["-x"]), "{structured}");
+    assert_eq!(
+        structured["keywords"]["l3"],
+        json!(["-requestPath", "check"]),
+        "{structured}"
+    );
+}
