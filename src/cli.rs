@@ -234,6 +234,10 @@ pub(crate) struct EvalArgs {
     /// suggestions as `suggested`). Default and seed scoring only.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) second_search: usize,
+    /// The search document whose whole size answer recall's budgets bound: the lean text (what
+    /// `kbidx search` prints by default), JSON or TOON.
+    #[arg(long, value_enum, value_name = "FORM", default_value_t = eval::DocumentFormat::Text)]
+    pub(crate) document_format: eval::DocumentFormat,
     /// Output format: text (table, then per-query ranks) or json.
     #[arg(long, value_enum, default_value_t = DocFormat::Text)]
     pub(crate) format: DocFormat,
@@ -865,6 +869,7 @@ fn run_eval(
                 hand_over: crate::config::HandOver::Start,
                 expand: 0,
                 second_search: args.second_search,
+                document: args.document_format,
             },
             &diversity,
         )?;
@@ -927,6 +932,7 @@ fn run_eval(
             },
             expand: args.expand,
             second_search: args.second_search,
+            document: args.document_format,
         },
         &diversity,
         settings,

@@ -283,6 +283,39 @@ pub struct Limits {
     /// its keywords: an automatic proxy for an agent's refinement, no LLM
     /// involved (0: the first search).
     pub second_search: usize,
+    /// The form of the search document whose size answer recall's budgets
+    /// bound (`--document-format`).
+    pub document: DocumentFormat,
+}
+
+/// The form of a search document an agent reads (`eval --document-format`):
+/// a budget bounds the whole document, so the form decides how much of it is
+/// content.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DocumentFormat {
+    /// The lean text (`kbidx search`'s default, what SKILL.md shows).
+    #[default]
+    Text,
+    /// The lean JSON document (`--format json`, the MCP structured result).
+    Json,
+    /// The lean TOON document (`--format toon`).
+    Toon,
+}
+
+impl DocumentFormat {
+    /// The style search prints this form with.
+    fn style(self) -> crate::output::Style {
+        crate::output::Style {
+            format: match self {
+                Self::Text => crate::output::Format::Text,
+                Self::Json => crate::output::Format::Json,
+                Self::Toon => crate::output::Format::Toon,
+            },
+            explain: false,
+            suggest: false,
+            pretty: false,
+        }
+    }
 }
 
 /// The document `kbidx eval --format json` prints.
@@ -611,16 +644,6 @@ pub(crate) fn evaluate_searcher(
     Ok(runs)
 }
 
-/// The document answer recall's budgets bound: the lean JSON document, the
-/// largest of the lean forms (its escapes), so the text and TOON forms hand
-/// over at least as much.
-const HAND_OVER_STYLE: crate::output::Style = crate::output::Style {
-    format: crate::output::Format::Json,
-    explain: false,
-    suggest: false,
-    pretty: false,
-};
-
 /// For each of [`ANSWER_BUDGETS`], the content `kbidx search --max-tokens B`
 /// (with `limits`' per-result cap and passages) hands over for `ranking`,
 /// by reference: [`crate::answer`]'s report and hand-over, as search runs them.
@@ -639,7 +662,7 @@ fn hand_overs(
         query: query.clone(),
         knowledge: std::path::PathBuf::new(),
         scoring,
-        style: HAND_OVER_STYLE,
+        style: limits.document.style(),
         top: limits.top,
         min_score: None,
         with_content: true,
