@@ -13,8 +13,9 @@
 #
 # One hyperfine invocation compares four commands, all in the same working directory,
 # over the same files, producing the same records:
-#   kbidx       `kbidx build --terms 0 --knowledge CORPUS --out $tmp/x.toon` (discovery,
-#               jq via jaq, TOON encoding, atomic write; no derived terms, like jq).
+#   kbidx       `kbidx build --no-cache --terms 0 --knowledge CORPUS --out $tmp/x.toon` (discovery,
+#               jq via jaq, TOON encoding, atomic write; no derived terms and no
+#               search cache, like jq).
 #   kbidx-terms the same with the default derived `terms` column (for information).
 #   jq-single   the fair equivalent: ONE jq process over every file, running src/extract.jq
 #               unchanged, wrapped as `def extract($path): <src/extract.jq>; inputs |
@@ -71,8 +72,8 @@ q() { printf '%q' "$1"; }
 list="cd $(q "$corpus") && find . -name '*.json' -type f | sed 's|^\./||' | LC_ALL=C sort"
 # --terms 0: the same work as the jq program (no derived-terms column); kbidx-terms
 # adds the default derived terms (tokenising every section's content).
-cmd_kbidx="$(q "$KBIDX") build --quiet --terms 0 --knowledge $(q "$corpus") --out $(q "$tmp/x.toon")"
-cmd_kbidx_terms="$(q "$KBIDX") build --quiet --knowledge $(q "$corpus") --out $(q "$tmp/t.toon")"
+cmd_kbidx="$(q "$KBIDX") build --quiet --no-cache --terms 0 --knowledge $(q "$corpus") --out $(q "$tmp/x.toon")"
+cmd_kbidx_terms="$(q "$KBIDX") build --quiet --no-cache --knowledge $(q "$corpus") --out $(q "$tmp/t.toon")"
 cmd_single="($list | xargs -d '\n' jq -c -n -f $(q "$tmp/single.jq")) > $(q "$tmp/single.jsonl")"
 cmd_per_file="($list | while IFS= read -r f; do jq -c --arg path \"\$f\" -f $(q "$tmp/extract.jq") \"\$f\"; done) > $(q "$tmp/per-file.jsonl")"
 

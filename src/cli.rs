@@ -236,6 +236,10 @@ pub(crate) struct EvalArgs {
     /// suggestions as `suggested`). Default and seed scoring only.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) second_search: usize,
+    /// The search document whose whole size answer recall's budgets bound: the lean text (what
+    /// `kbidx search` prints by default), JSON or TOON.
+    #[arg(long, value_enum, value_name = "FORM", default_value_t = eval::DocumentFormat::Text)]
+    pub(crate) document_format: eval::DocumentFormat,
     /// Output format: text (table, then per-query ranks) or json.
     #[arg(long, value_enum, default_value_t = DocFormat::Text)]
     pub(crate) format: DocFormat,
@@ -418,9 +422,15 @@ pub(crate) struct SearchArgs {
     /// Drop results scoring below this (default: seed 2, default scoring > 0).
     #[arg(long, value_name = "SCORE")]
     pub(crate) min_score: Option<f64>,
-    /// Show, per result, each matched keyword with its level, field and points.
+    /// The whole document: per result each matched keyword with its level, field and points,
+    /// its stage and raw score; the confidence and the suggestions (default: the lean document,
+    /// per result reference, title, score and content).
     #[arg(long)]
     pub(crate) explain: bool,
+    /// Add words for a second search (shared by the top results, rare in the index) to the lean
+    /// document (--explain has them).
+    #[arg(long)]
+    pub(crate) suggest: bool,
     /// Attach each result's section text from the knowledge files.
     #[arg(long)]
     pub(crate) with_content: bool,
@@ -489,8 +499,16 @@ pub(crate) struct ReadArgs {
     /// `path/to/file.json#section-id`, as in the index; `path/to/file.json` lists its sections.
     /// The part after `#` may also be a heading's text or slug; a reference in double quotes (as
     /// text output quotes one that holds a space or a comma) is taken as written inside them.
-    #[arg(value_name = "REFERENCE", value_parser = unquote_reference)]
-    pub(crate) reference: String,
+    /// Several references are read in turn into one document, within one budget.
+    #[arg(value_name = "REFERENCE", value_parser = unquote_reference, required = true)]
+    pub(crate) references: Vec<String>,
+    /// Budget of estimated tokens of the whole printed document; sections are cut in order
+    /// (a cut one ends with `…`; later ones are left out and named).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_tokens: Option<usize>,
+    /// Budget of characters of the whole printed document (with --max-tokens the tighter wins).
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub(crate) max_chars: Option<usize>,
     /// Knowledge directory (default from kbidx.toml, else `knowledge`).
     #[arg(long, value_name = "DIR")]
     pub(crate) knowledge: Option<PathBuf>,
@@ -538,6 +556,29 @@ pub(crate) struct BuildArgs {
     /// Output format (json: one document on stdout, warnings in it).
     #[arg(long, value_enum, default_value_t = DocFormat::Text, conflicts_with = "quiet")]
     pub(crate) format: DocFormat,
+}
+
+/// The command line as clap should read it: a keyword list that starts with
+/// one `-` right after `--l1`, `--l2` or `--l3` (`--l3 -requestPath`, as
+/// identifiers are written in code) joined to its flag (`--l3=-requestPath`),
+/// where clap would take it for a flag. A value that starts with `--` stays a
+/// flag: `--l2 --format json` is a forgotten keyword, not the keyword
+/// `--format`.
+pub fn args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out: Vec<std::ffi::OsString> = Vec::new();
+    for arg in args {
+        let keyword = arg
+            .to_str()
+            .is_some_and(|a| a.starts_with('-') && !a.starts_with("--") && a.len() > 1);
+        match out.last_mut() {
+            Some(last) if keyword && matches!(last.to_str(), Some("--l1" | "--l2" | "--l3")) => {
+                last.push("=");
+                last.push(&arg);
+            }
+            _ => out.push(arg),
+        }
+    }
+    out
 }
 
 /// Runs a parsed command line; returns the exit code for success paths (0 or 1).
@@ -754,10 +795,15 @@ impl Request {
                 ScoringArg::Default => Scoring::Default,
                 ScoringArg::Seed => Scoring::Seed,
             },
-            format: args.format,
+            style: crate::output::Style {
+                format: args.format,
+                explain: args.explain,
+                suggest: args.suggest,
+                // Indented for a person at a terminal; one line for a program.
+                pretty: std::io::IsTerminal::is_terminal(&std::io::stdout()),
+            },
             top: args.top,
             min_score: args.min_score,
-            explain: args.explain,
             // `--passages` asks for content; `hand_over` in kbidx.toml,
             // like its budgets, only shapes content when asked.
             with_content: args.with_content || flags_budget.is_set() || args.passages,
@@ -826,6 +872,7 @@ fn run_eval(
                 hand_over: crate::config::HandOver::Start,
                 expand: 0,
                 second_search: args.second_search,
+                document: args.document_format,
             },
             &diversity,
         )?;
@@ -888,6 +935,7 @@ fn run_eval(
             },
             expand: args.expand,
             second_search: args.second_search,
+            document: args.document_format,
         },
         &diversity,
         settings,
@@ -926,9 +974,7 @@ fn run_search(
     err: &mut dyn Write,
 ) -> Result<u8> {
     let report = crate::answer::answer(options, searcher)?;
-    crate::timings::time("output", || {
-        report.render(options.format, options.explain, out)
-    })?;
+    crate::timings::time("output", || report.render(options.style, out))?;
     for note in &report.notes {
         writeln!(err, "note: {note}").map_err(stdio)?;
     }
@@ -1101,32 +1147,47 @@ fn run_build(
     Ok(code)
 }
 
-/// `kbidx read`: a section, or with no `#section` the list of a file's sections.
+/// `kbidx read`: sections, or with no `#section` the list of a file's sections.
 fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> {
     let index_path = args.index.clone().unwrap_or_else(|| config.index.clone());
     let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()))
         .with_index(&index_path);
-    if !args.reference.contains('#') {
+    if let [reference] = args.references.as_slice()
+        && !reference.contains('#')
+    {
         if args.links {
             return Err(Error::Usage("--links needs a section: FILE#SECTION".into()));
         }
         let extractor = build::extractor(config.filter.as_deref())?;
-        let listing = FileListing::read(&mut library, &extractor, &args.reference)?;
+        let listing = FileListing::read(&mut library, &extractor, reference)?;
         match args.format {
             DocFormat::Json => write_json(out, &listing)?,
             DocFormat::Text => out.write_all(listing.to_text().as_bytes()).map_err(stdio)?,
         }
         return Ok(if listing.sections.is_empty() { 1 } else { 0 });
     }
-    let mut doc = SectionDoc::read(&mut library, &args.reference)?;
-    if args.links {
-        let links = crate::links::load(&crate::links::path_for(&index_path))?;
-        doc = doc.with_links(&links, &load_index(&index_path)?);
+    if let Some(file) = args.references.iter().find(|r| !r.contains('#')) {
+        return Err(Error::Usage(format!(
+            "{file:?} is a file: `kbidx read FILE` lists its sections on its own; \
+             several references must each name a section (FILE#SECTION)"
+        )));
     }
-    match args.format {
-        DocFormat::Json => write_json(out, &doc)?,
-        DocFormat::Text => out.write_all(doc.to_text().as_bytes()).map_err(stdio)?,
+    let mut docs = Vec::with_capacity(args.references.len());
+    for reference in &args.references {
+        let mut doc = SectionDoc::read(&mut library, reference)?;
+        if args.links {
+            let links = crate::links::load(&crate::links::path_for(&index_path))?;
+            doc = doc.with_links(&links, &load_index(&index_path)?);
+        }
+        docs.push(doc);
     }
+    let budget = crate::output::budget::Budget {
+        max_chars: args.max_chars,
+        max_tokens: args.max_tokens,
+        ..Default::default()
+    };
+    let reading = crate::output::read::Reading::fit(docs, budget, args.format == DocFormat::Json);
+    out.write_all(reading.document.as_bytes()).map_err(stdio)?;
     Ok(0)
 }
 

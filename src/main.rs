@@ -10,7 +10,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = kbidx::cli::Cli::parse();
+    let cli = kbidx::cli::Cli::parse_from(kbidx::cli::args(std::env::args_os()));
     // Buffered: a pretty-printed JSON report is hundreds of lines, and
     // stdout's line buffering would make each of them a write(2).
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());

@@ -65,6 +65,9 @@ pub struct Query {
     /// What was cut to keep the work per query bounded (see [`MAX_QUESTION_CHARS`],
     /// [`MAX_KEYWORD_CHARS`], [`MAX_KEYWORDS`]), in words; empty when nothing was.
     pub truncated: Vec<String>,
+    /// What a reader of the results should know of how the keywords were
+    /// taken (a keyword given at two levels); empty when nothing.
+    pub notes: Vec<String>,
     /// Concepts numbered so far (see [`Keyword::concepts`]).
     concepts: usize,
 }
@@ -207,6 +210,26 @@ impl Query {
             // L1 keywords are context: a repeat at L1 names no concept.
             if level != Level::L1 && !k.concepts.contains(&concept) {
                 k.concepts.push(concept);
+            }
+            // A keyword given at two levels is searched once, at the level
+            // that weighs more (L2 and L3 weigh the same: the first stays).
+            if k.level != level && level != Level::Question && k.level != Level::Question {
+                let first = k.level;
+                if first == Level::L1 {
+                    // An L1 keyword names no concept: only the new level's counts.
+                    k.level = level;
+                    k.concepts = vec![concept];
+                }
+                let note = format!(
+                    "keyword {:?} is given at {} and {}: searched once, at {}",
+                    k.text,
+                    first.as_str(),
+                    level.as_str(),
+                    k.level.as_str()
+                );
+                if !self.notes.contains(&note) {
+                    self.notes.push(note);
+                }
             }
             return;
         }

@@ -90,7 +90,9 @@ try {
     for (const p of ["question", "l1", "l2", "l3", "top", "max_tokens", "max_chars", "with_content"]) {
       check(search.properties?.[p], `search takes ${p}`, search);
     }
-    check(tools[1].inputSchema.required?.includes("reference"), "read requires reference", tools[1].inputSchema);
+    for (const p of ["reference", "references", "max_tokens"]) {
+      check(tools[1].inputSchema.properties?.[p], `read takes ${p}`, tools[1].inputSchema);
+    }
   });
 
   let first;
@@ -102,7 +104,7 @@ try {
     check(!result.isError, "not an error", result);
     const doc = result.structuredContent;
     check(doc?.results?.length > 0 && doc.results.length <= 5, "1 to 5 results", doc);
-    check(doc.query === "索引が古いと言われたらどうする？" && doc.keywords?.q?.length > 0, "the query and its keywords", doc);
+    check(doc.version === 2 && doc.total > 0, "the lean document, version 2", doc);
     first = doc.results[0].reference;
     check(first === "troubleshooting.json#stale-index", "the stale-index section first", doc.results[0]);
     check(result.content?.[0]?.type === "text" && result.content[0].text.includes(first), "a text rendering naming it", result.content);
@@ -111,24 +113,30 @@ try {
   await step("search by keywords with a token budget (content attached)", async () => {
     const result = await client.callTool({
       name: "search",
-      arguments: { l2: ["build"], l3: ["check", "stale"], top: 3, max_tokens: 200 },
+      arguments: { l2: ["build"], l3: ["check", "stale"], top: 3, max_tokens: 500 },
     });
     check(!result.isError, "not an error", result);
     const doc = result.structuredContent;
-    check(doc.keywords.l2[0] === "build" && doc.keywords.l3.length === 2, "the keywords by level", doc.keywords);
     check(doc.results.length > 0 && typeof doc.results[0].content === "string", "content attached", doc.results[0]);
-    const tokens = doc.results.reduce((n, r) => n + (r.tokens ?? 0), 0);
-    check(doc.budget?.max_tokens === 200 && doc.budget.tokens === tokens && tokens <= 200, "content within 200 estimated tokens", doc.budget);
+    check(doc.budget?.max_tokens === 500 && doc.budget.tokens <= 500 && doc.budget.content_tokens > 0, "the whole result within 500 estimated tokens", doc.budget);
+    const explained = await client.callTool({
+      name: "search",
+      arguments: { l2: ["build"], l3: ["check", "stale"], top: 3, explain: true },
+    });
+    const whole = explained.structuredContent;
+    check(whole.keywords.l2[0] === "build" && whole.keywords.l3.length === 2, "explain: the keywords by level", whole.keywords);
+    check(Array.isArray(whole.results[0].matched), "explain: what matched", whole.results[0]);
   });
 
   await step("read a result's reference", async () => {
-    // The SDK validates structuredContent against read's outputSchema here.
     const result = await client.callTool({ name: "read", arguments: { reference: first } });
     check(!result.isError, "not an error", result);
     const section = result.structuredContent;
     check(section.reference === first, "the reference", section);
-    check(section.content.length > 0 && result.content[0].text === section.content, "the section's text", result);
-    check(typeof section.title === "string" && section.title.includes("Stale index"), "the index's title", section);
+    check(section.content.length > 0 && result.content[0].text === section.content + "\n", "the section's text", result);
+    check(typeof section.title === "string" && section.title.includes("Stale index"), "the section's title", section);
+    const both = await client.callTool({ name: "read", arguments: { references: [first, "guide/build.json#check"] } });
+    check(!both.isError && both.structuredContent.sections?.length === 2, "two sections in one call", both.structuredContent);
   });
 
   const bad = [

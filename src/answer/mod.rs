@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::config::HandOver;
 use crate::error::{Error, Result};
 use crate::output::budget::Budget;
-use crate::output::{Format, Report};
+use crate::output::{Report, Style};
 use crate::search::{self, Hierarchy, Query, Scoring, Searcher, Texts, fallback};
 
 /// A search request, resolved: everything typed, nothing left to parse
@@ -21,17 +21,16 @@ pub(crate) struct Request {
     pub(crate) knowledge: PathBuf,
     /// Scoring method.
     pub(crate) scoring: Scoring,
-    /// Output format.
-    pub(crate) format: Format,
+    /// How the document is printed: its size is what a budget bounds.
+    pub(crate) style: Style,
     /// Result count limit.
     pub(crate) top: usize,
     /// Minimum score.
     pub(crate) min_score: Option<f64>,
-    /// Per-keyword explanations in text output.
-    pub(crate) explain: bool,
     /// Attach content.
     pub(crate) with_content: bool,
-    /// Content budget: characters and estimated tokens, in all and per result.
+    /// The budget: characters and estimated tokens of the whole printed
+    /// document, and of each result's content.
     pub(crate) budget: Budget,
     /// How each result's content is shaped.
     pub(crate) hand_over: HandOver,
@@ -96,9 +95,179 @@ pub(crate) fn answer(options: &Request, searcher: &Searcher<'_>) -> Result<Repor
         let mut texts = searcher
             .texts()
             .unwrap_or_else(|| Texts::files(&options.knowledge));
-        hand_over(&mut report, options, searcher, &mut texts)?;
+        deliver(&mut report, options, searcher, &mut texts)?;
     }
     Ok(report)
+}
+
+/// The share of a document budget that results past the content may take,
+/// listed by reference and title (the rest are left out): a handful of
+/// further candidates for `kbidx read` without crowding out the text.
+const LISTING_SHARE: f64 = 0.03;
+
+/// How many times the content budget is fitted to the measured document
+/// before whole results are dropped from its end.
+const FITS: usize = 8;
+
+/// How many halvings look for a larger content budget that still fits,
+/// after the overflow's cut found one.
+const BISECTIONS: usize = 5;
+
+/// The cap halfway between `lo` and `hi` (both set or both unset).
+fn midpoint(lo: Option<usize>, hi: Option<usize>) -> Option<usize> {
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => Some(lo + hi.saturating_sub(lo) / 2),
+        (lo, _) => lo,
+    }
+}
+
+/// Attaches the results' content so that the whole printed document
+/// (`options.style`) stays within `options.budget`'s `max_tokens` and
+/// `max_chars`, and records what it spent. The content gets what the
+/// envelope (keys, references, titles, scores, notes) leaves: the document is
+/// rendered, measured, and the content budget lowered by the overflow until it
+/// fits. Results past the content are listed while they take at most
+/// [`LISTING_SHARE`] of the budget; when even the envelope is too large (a
+/// `--explain` document's explanations), results are dropped from the end.
+/// Without a budget over the whole document each result's content is only
+/// held to the per-result caps.
+pub(crate) fn deliver(
+    report: &mut Report,
+    options: &Request,
+    searcher: &Searcher<'_>,
+    texts: &mut Texts,
+) -> Result<()> {
+    let limit = (
+        options.budget.max_chars.unwrap_or(usize::MAX),
+        options.budget.max_tokens.unwrap_or(usize::MAX),
+    );
+    let style = options.style;
+    let fits = |r: &Report| {
+        let (chars, tokens) = r.size(style);
+        (chars <= limit.0 && tokens <= limit.1, chars, tokens)
+    };
+    if options.budget.max_chars.is_none() && options.budget.max_tokens.is_none() {
+        hand_over(report, options, options.budget, searcher, texts)?;
+        seal(report, style);
+        return Ok(());
+    }
+    let base = report.clone();
+    // The envelope with no results: what the content can never have.
+    let mut empty = base.clone();
+    empty.results.clear();
+    empty.budget = Some(crate::output::BudgetRow::placeholder(options.budget));
+    let (env_chars, env_tokens) = empty.size(style);
+    let listing = (
+        (limit.0 as f64 * LISTING_SHARE) as usize,
+        (limit.1 as f64 * LISTING_SHARE) as usize,
+    );
+    let mut content = Budget {
+        max_chars: options
+            .budget
+            .max_chars
+            .map(|n| n.saturating_sub(env_chars)),
+        max_tokens: options
+            .budget
+            .max_tokens
+            .map(|n| n.saturating_sub(env_tokens)),
+        ..options.budget
+    };
+    let attempt = |content: Budget, texts: &mut Texts| -> Result<(Report, bool, usize, usize)> {
+        let mut fitted = base.clone();
+        hand_over(&mut fitted, options, content, searcher, texts)?;
+        finish(&mut fitted, options.budget);
+        fitted.list_past_content(listing);
+        seal(&mut fitted, style);
+        let (ok, chars, tokens) = fits(&fitted);
+        Ok((fitted, ok, chars, tokens))
+    };
+    let mut too_much: Option<Budget> = None;
+    for _ in 0..FITS {
+        let (fitted, ok, chars, tokens) = attempt(content, texts)?;
+        if ok {
+            // The overflow's cut may have taken more than it had to: what
+            // lies between this content budget and the last that overflowed
+            // is tried by halves, and the largest that fits is kept.
+            let mut best = fitted;
+            if let Some(mut hi) = too_much {
+                let mut lo = content;
+                for _ in 0..BISECTIONS {
+                    let mid = Budget {
+                        max_chars: midpoint(lo.max_chars, hi.max_chars),
+                        max_tokens: midpoint(lo.max_tokens, hi.max_tokens),
+                        ..content
+                    };
+                    if (mid.max_chars, mid.max_tokens) == (lo.max_chars, lo.max_tokens) {
+                        break;
+                    }
+                    let (fitted, ok, ..) = attempt(mid, texts)?;
+                    if ok {
+                        best = fitted;
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+            }
+            *report = best;
+            return Ok(());
+        }
+        too_much = Some(content);
+        // Lower the content by the overflow (and a little more, for the keys
+        // and escapes that come with it).
+        let shrink = |cap: Option<usize>, size: usize, max: usize| {
+            cap.map(|c| {
+                c.saturating_sub(size.saturating_sub(max) + size.saturating_sub(max) / 8 + 1)
+            })
+        };
+        content.max_chars = shrink(content.max_chars, chars, limit.0);
+        content.max_tokens = shrink(content.max_tokens, tokens, limit.1);
+        if content.max_chars == Some(0) || content.max_tokens == Some(0) {
+            break;
+        }
+    }
+    // No content fits beside the envelope: whole results go from the end,
+    // but the first result's line stays (a budget smaller than the envelope
+    // and one result is not met).
+    let mut fitted = base;
+    hand_over(&mut fitted, options, content, searcher, texts)?;
+    finish(&mut fitted, options.budget);
+    fitted.list_past_content(listing);
+    seal(&mut fitted, style);
+    while !fits(&fitted).0 && fitted.results.len() > 1 {
+        fitted.results.pop();
+        seal(&mut fitted, style);
+    }
+    *report = fitted;
+    Ok(())
+}
+
+/// Sets the budget object's caps to the request's (the content's were lower).
+fn finish(report: &mut Report, caps: Budget) {
+    if let Some(budget) = report.budget.as_mut() {
+        budget.caps = caps;
+    }
+}
+
+/// Measures the document as `style` prints it and writes its size into the
+/// budget object, which is part of the document: repeated until the numbers
+/// it states are those of the document that states them (two or three
+/// rounds; the last is kept, which is at most a digit off).
+pub(crate) fn seal(report: &mut Report, style: Style) {
+    if report.budget.is_none() {
+        return;
+    }
+    for _ in 0..4 {
+        let (chars, tokens) = report.size(style);
+        let Some(budget) = report.budget.as_mut() else {
+            return;
+        };
+        if (budget.chars, budget.tokens) == (chars, tokens) {
+            return;
+        }
+        budget.chars = chars;
+        budget.tokens = tokens;
+    }
 }
 
 /// The result document of `ranking` (`options`' query on `searcher`),
@@ -122,7 +291,13 @@ pub(crate) fn report(
     report.suggest = crate::timings::time("suggest", || {
         searcher.suggest(&options.query, ranking, SUGGESTIONS)
     });
-    report.notes = searcher.notes();
+    report.notes = options
+        .query
+        .notes
+        .iter()
+        .cloned()
+        .chain(searcher.notes())
+        .collect();
     report.confidence = crate::timings::time("confidence", || {
         crate::output::Confidence::of(&options.query, &report, ranking)
     });
@@ -158,12 +333,13 @@ pub(crate) fn confidence(
     crate::output::Confidence::of(query, &report, ranking)
 }
 
-/// Attaches the results' content to `report` within `options`' budget,
-/// shaped by `options.hand_over`, reading the text from `texts` (kept by the
-/// caller across requests).
-pub(crate) fn hand_over(
+/// Attaches the results' content to `report` within the content budget
+/// `budget`, shaped by `options.hand_over`, reading the text from `texts`
+/// (kept by the caller across requests).
+fn hand_over(
     report: &mut Report,
     options: &Request,
+    budget: Budget,
     searcher: &Searcher<'_>,
     texts: &mut Texts,
 ) -> Result<()> {
@@ -174,7 +350,7 @@ pub(crate) fn hand_over(
         .collect();
     searcher.load_texts(texts, &references)?;
     if options.hand_over == HandOver::Start {
-        return report.attach_content(|r| texts.section(r), options.budget, None);
+        return report.attach_content(|r| texts.section(r), budget, None);
     }
     // Passages count the words the body stage bridged English query
     // words to (`retry→リトライ`), as the search matched them.
@@ -187,7 +363,109 @@ pub(crate) fn hand_over(
             .filter_map(|m| m.bridge.as_ref()),
     );
     match options.hand_over {
-        HandOver::Adaptive => report.attach_adaptive(|r| texts.section(r), options.budget, &words),
-        _ => report.attach_content(|r| texts.section(r), options.budget, Some(&words)),
+        HandOver::Adaptive => report.attach_adaptive(|r| texts.section(r), budget, &words),
+        _ => report.attach_content(|r| texts.section(r), budget, Some(&words)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::LazyLock;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::output::{Format, tokens::estimate};
+    use crate::search::{Matcher, Settings};
+
+    /// The repository's own knowledge, built once.
+    static BUILT: LazyLock<crate::build::Built> = LazyLock::new(|| {
+        let config = crate::config::Config::default();
+        let options = crate::build::BuildOptions {
+            knowledge: Path::new(env!("CARGO_MANIFEST_DIR")).join("knowledge"),
+            filter: None,
+            include: config.include.clone(),
+            exclude: config.exclude.clone(),
+            strict: false,
+            terms: config.terms,
+        };
+        crate::build::build_within(&options, config.build_timeout).expect("knowledge/ builds")
+    });
+
+    const QUESTIONS: [&str; 4] = [
+        "索引が古いと言われたらどうする？",
+        "how do I check that the index is up to date",
+        "MCP サーバの設定",
+        "jq フィルタ extraction debugging",
+    ];
+
+    fn request(question: &str, style: Style, hand_over: HandOver, max_tokens: usize) -> Request {
+        let mut query = Query::default();
+        query.add_question(question).expect("a question");
+        Request {
+            query,
+            knowledge: Path::new(env!("CARGO_MANIFEST_DIR")).join("knowledge"),
+            scoring: crate::search::Scoring::Default,
+            style,
+            top: 30,
+            min_score: None,
+            with_content: true,
+            budget: Budget {
+                max_tokens: Some(max_tokens),
+                ..Budget::default()
+            },
+            hand_over,
+            hierarchy: None,
+            fallback: fallback::Settings::default(),
+            body: None,
+            expand: 0,
+            links: PathBuf::new(),
+            diversity: search::Diversity::default(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// `--max-tokens N` (N ≥ 500) bounds the whole printed document in
+        /// every format, hand-over and document; the document states its own
+        /// size; when the budget binds, the lean document is at least 80%
+        /// content from N = 2,000 on as text (60% as JSON and TOON, whose
+        /// escapes and keys cost more beside this handbook's short sections).
+        #[test]
+        fn the_document_stays_within_its_budget(
+            max_tokens in 500usize..12_000,
+            format in 0usize..3,
+            hand_over in 0usize..3,
+            question in 0usize..QUESTIONS.len(),
+            explain in any::<bool>(),
+        ) {
+            let built = &*BUILT;
+            let matcher = Matcher::new(&built.index).expect("the index decodes");
+            let knowledge = Path::new(env!("CARGO_MANIFEST_DIR")).join("knowledge");
+            let searcher = Searcher::new(matcher, Settings::default(), Some(knowledge));
+            let style = Style {
+                format: [Format::Text, Format::Json, Format::Toon][format],
+                explain,
+                suggest: false,
+                pretty: false,
+            };
+            let hand_over = [HandOver::Adaptive, HandOver::Start, HandOver::Passages][hand_over];
+            let options = request(QUESTIONS[question], style, hand_over, max_tokens);
+            let report = answer(&options, &searcher).expect("a search");
+            let document = report.document(style);
+            let tokens = estimate(&document);
+            prop_assert!(tokens <= max_tokens, "{tokens} > {max_tokens}: {document}");
+            let budget = report.budget.as_ref().expect("a budget object");
+            prop_assert_eq!(budget.tokens, tokens);
+            prop_assert_eq!(budget.chars, document.chars().count());
+            let binds = report.results.iter().any(|r| r.truncated);
+            if max_tokens >= 2_000 && !explain && binds {
+                let share = budget.content_tokens as f64 / tokens as f64;
+                let floor = if style.format == Format::Text { 0.8 } else { 0.6 };
+                prop_assert!(share >= floor, "content {share:.2} of {tokens}: {document}");
+            }
+        }
     }
 }

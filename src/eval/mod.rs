@@ -283,6 +283,39 @@ pub struct Limits {
     /// its keywords: an automatic proxy for an agent's refinement, no LLM
     /// involved (0: the first search).
     pub second_search: usize,
+    /// The form of the search document whose size answer recall's budgets
+    /// bound (`--document-format`).
+    pub document: DocumentFormat,
+}
+
+/// The form of a search document an agent reads (`eval --document-format`):
+/// a budget bounds the whole document, so the form decides how much of it is
+/// content.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DocumentFormat {
+    /// The lean text (`kbidx search`'s default, what SKILL.md shows).
+    #[default]
+    Text,
+    /// The lean JSON document (`--format json`, the MCP structured result).
+    Json,
+    /// The lean TOON document (`--format toon`).
+    Toon,
+}
+
+impl DocumentFormat {
+    /// The style search prints this form with.
+    fn style(self) -> crate::output::Style {
+        crate::output::Style {
+            format: match self {
+                Self::Text => crate::output::Format::Text,
+                Self::Json => crate::output::Format::Json,
+                Self::Toon => crate::output::Format::Toon,
+            },
+            explain: false,
+            suggest: false,
+            pretty: false,
+        }
+    }
 }
 
 /// The document `kbidx eval --format json` prints.
@@ -483,7 +516,11 @@ pub(crate) fn evaluate_searcher(
                                 .filter_map(|m| m.bridge().cloned())
                                 .collect();
                             let references = searcher.references(&ranking);
-                            let more = ranking.results.into_iter().map(|p| p.more).collect();
+                            let more = ranking
+                                .results
+                                .into_iter()
+                                .map(|p| [p.more, p.also].concat())
+                                .collect();
                             (references, more, bridged)
                         }
                         Method::Bm25 | Method::Bm25Rrf => {
@@ -625,10 +662,9 @@ fn hand_overs(
         query: query.clone(),
         knowledge: std::path::PathBuf::new(),
         scoring,
-        format: crate::output::Format::Json,
+        style: limits.document.style(),
         top: limits.top,
         min_score: None,
-        explain: false,
         with_content: true,
         budget: crate::output::budget::Budget::default(),
         hand_over: limits.hand_over,
@@ -648,9 +684,13 @@ fn hand_overs(
             ..Default::default()
         };
         let mut report = report.clone();
-        crate::answer::hand_over(&mut report, &request, searcher, texts)?;
+        crate::answer::deliver(&mut report, &request, searcher, texts)?;
         for row in report.results {
             if let Some(content) = row.content {
+                // A twin's text is its representative's: delivered with it.
+                for twin in row.also {
+                    handed.insert(twin, content.clone());
+                }
                 handed.insert(row.reference, content);
             }
         }

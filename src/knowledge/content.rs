@@ -305,8 +305,7 @@ impl LeftOut {
 
 /// What of `doc`'s string content the rows made of it do not hold: a string
 /// counts as held when it occurs, white space ignored, in `rows` (the rows'
-/// titles, hints and texts, one after another). One Aho-Corasick pass over
-/// the rows finds every string at once, so the check is linear in the file.
+/// titles, hints and texts, one after another).
 pub(crate) fn left_out(doc: &Value, rows: &str) -> LeftOut {
     let mut strings: Vec<(usize, &str)> = Vec::new();
     let Value::Object(top) = doc else {
@@ -321,39 +320,11 @@ pub(crate) fn left_out(doc: &Value, rows: &str) -> LeftOut {
         }
     }
     let squeezed: Vec<String> = strings.iter().map(|(_, s)| squeeze(s)).collect();
-    let mut patterns: Vec<&str> = squeezed
-        .iter()
-        .map(String::as_str)
-        .filter(|s| !s.is_empty())
-        .collect();
-    patterns.sort_unstable();
-    patterns.dedup();
-    let mut found = vec![false; patterns.len()];
-    // A contiguous NFA, not the DFA the default picks for few patterns:
-    // the automaton serves one pass over one file's rows, and building a
-    // DFA of the file's strings costs far more than that pass can save.
-    let automaton = aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-        .build(&patterns);
-    if let Ok(automaton) = automaton {
-        let mut missing = patterns.len();
-        for m in automaton.find_overlapping_iter(squeeze(rows).as_str()) {
-            let seen = &mut found[m.pattern().as_usize()];
-            if !*seen {
-                *seen = true;
-                missing -= 1;
-                if missing == 0 {
-                    break;
-                }
-            }
-        }
-    }
+    let patterns: Vec<&str> = squeezed.iter().map(String::as_str).collect();
+    let held = held_in(&squeeze(rows), &patterns);
     let mut out = LeftOut::default();
-    for ((place, _), s) in strings.iter().zip(&squeezed) {
-        let Ok(i) = patterns.binary_search(&s.as_str()) else {
-            continue;
-        };
-        if !found[i] {
+    for (((place, _), s), held) in strings.iter().zip(&squeezed).zip(held) {
+        if !held {
             let chars = s.chars().count();
             match place {
                 0 => out.page += chars,
@@ -363,6 +334,93 @@ pub(crate) fn left_out(doc: &Value, rows: &str) -> LeftOut {
         }
     }
     out
+}
+
+/// Whether each of `patterns` occurs in `hay` (an empty pattern does).
+///
+/// A file's strings mostly occur in its rows in the order the file holds
+/// them, so each is looked for from where the one before it was found, and
+/// only then from the start: about one pass over `hay` in all. Rows in
+/// another order could make that quadratic, so past a budget of bytes
+/// scanned the patterns still undecided go through one Aho-Corasick pass
+/// instead. That automaton is not built up front because compiling one of
+/// every string of a file costs several times its text (it was most of
+/// `kbidx build --terms 0`'s time: docs/benchmarks.md).
+fn held_in(hay: &str, patterns: &[&str]) -> Vec<bool> {
+    let budget = 4 * hay.len() + patterns.iter().map(|p| p.len()).sum::<usize>() + 4096;
+    held_within(hay, patterns, budget)
+}
+
+/// [`held_in`] with the number of bytes the searches from a cursor may scan
+/// before the rest go through the automaton.
+fn held_within(hay: &str, patterns: &[&str], mut budget: usize) -> Vec<bool> {
+    let hay = hay.as_bytes();
+    let mut held: Vec<Option<bool>> = vec![None; patterns.len()];
+    let mut seen: foldhash::HashMap<&str, bool> = foldhash::HashMap::default();
+    let mut cursor = 0;
+    for (i, &p) in patterns.iter().enumerate() {
+        if p.is_empty() {
+            held[i] = Some(true);
+            continue;
+        }
+        if let Some(&known) = seen.get(p) {
+            held[i] = Some(known);
+            continue;
+        }
+        let needle = p.as_bytes();
+        let at = match find(&hay[cursor..], needle, &mut budget) {
+            Found::At(at) => Some(cursor + at),
+            Found::Nowhere => match find(hay, needle, &mut budget) {
+                Found::At(at) => Some(at),
+                Found::Nowhere => None,
+                Found::OutOfBudget => break,
+            },
+            Found::OutOfBudget => break,
+        };
+        if let Some(at) = at {
+            cursor = at + needle.len();
+        }
+        held[i] = Some(at.is_some());
+        seen.insert(p, at.is_some());
+    }
+    let undecided: Vec<&str> = {
+        let mut rest: Vec<&str> = patterns
+            .iter()
+            .zip(&held)
+            .filter(|(_, h)| h.is_none())
+            .map(|(p, _)| *p)
+            .collect();
+        rest.sort_unstable();
+        rest.dedup();
+        rest
+    };
+    if !undecided.is_empty() {
+        let mut found = vec![false; undecided.len()];
+        // A contiguous NFA, not the DFA the default picks for few patterns:
+        // the automaton serves one pass over one file's rows.
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(&undecided);
+        if let Ok(automaton) = automaton {
+            let mut missing = undecided.len();
+            for m in automaton.find_overlapping_iter(hay) {
+                let seen = &mut found[m.pattern().as_usize()];
+                if !*seen {
+                    *seen = true;
+                    missing -= 1;
+                    if missing == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        for (h, p) in held.iter_mut().zip(patterns) {
+            if h.is_none() {
+                *h = undecided.binary_search(p).ok().map(|i| found[i]);
+            }
+        }
+    }
+    held.into_iter().map(|h| h.unwrap_or(false)).collect()
 }
 
 /// Collects the strings under `value` with `place`, skipping the values of
@@ -406,9 +464,100 @@ fn sections_text(doc: &Value) -> String {
     }
 }
 
-/// `s` without white space, for comparisons that ignore it.
+/// What [`find`] found.
+enum Found {
+    /// The first occurrence starts at this byte.
+    At(usize),
+    /// There is none.
+    Nowhere,
+    /// The budget ran out first.
+    OutOfBudget,
+}
+
+/// The first occurrence of `needle` (not empty) in `hay`, charging `budget`
+/// the bytes scanned and compared. A long needle is looked for by its first
+/// bytes, then compared whole at each place they occur: setting up a
+/// substring search costs time in the needle's length, and a file's rows are
+/// searched for strings as long as whole sections.
+fn find(hay: &[u8], needle: &[u8], budget: &mut usize) -> Found {
+    const HEAD: usize = 32;
+    let head = &needle[..needle.len().min(HEAD)];
+    let mut scanned = 0;
+    for at in memchr::memmem::find_iter(hay, head) {
+        let Some(left) = budget.checked_sub(at - scanned + needle.len()) else {
+            *budget = 0;
+            return Found::OutOfBudget;
+        };
+        *budget = left;
+        scanned = at;
+        if hay[at..].starts_with(needle) {
+            return Found::At(at);
+        }
+    }
+    match budget.checked_sub(hay.len() - scanned) {
+        Some(left) => {
+            *budget = left;
+            Found::Nowhere
+        }
+        None => {
+            *budget = 0;
+            Found::OutOfBudget
+        }
+    }
+}
+
+/// `s` without white space (what [`char::is_whitespace`] calls white space),
+/// for comparisons that ignore it. It runs over every string of every
+/// knowledge file in a build, so it copies the runs between white space
+/// rather than char by char.
 pub(crate) fn squeeze(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        if !MAY_BE_WHITE_SPACE[usize::from(bytes[i])] {
+            i += 1;
+            continue;
+        }
+        let space = white_space_len(&bytes[i..]);
+        if space == 0 {
+            i += 1;
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        i += space;
+        start = i;
+    }
+    out.push_str(&s[start..]);
+    out
+}
+
+/// The bytes a white space character can start with in UTF-8 (see
+/// [`white_space_len`]): one table look-up skips all others.
+const MAY_BE_WHITE_SPACE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = matches!(b, 0x09..=0x0D | 0x20 | 0xC2 | 0xE1 | 0xE2 | 0xE3);
+        b += 1;
+    }
+    table
+};
+
+/// The length in bytes of the white space character `bytes` starts with, or
+/// 0: U+0009–U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028,
+/// U+2029, U+202F, U+205F and U+3000 in UTF-8 (`squeeze_is_char_filter`
+/// checks every character against the standard library).
+fn white_space_len(bytes: &[u8]) -> usize {
+    match bytes {
+        [b'\t'..=b'\r' | b' ', ..] => 1,
+        [0xC2, 0x85 | 0xA0, ..] => 2,
+        [0xE1, 0x9A, 0x80, ..]
+        | [0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF, ..]
+        | [0xE2, 0x81, 0x9F, ..]
+        | [0xE3, 0x80, 0x80, ..] => 3,
+        _ => 0,
+    }
 }
 
 /// `value` without the strings `held` says are held elsewhere, and without
@@ -586,6 +735,44 @@ mod tests {
         }
         let doc = serde_json::json!({"title": "T", "content": "x", "sections": []});
         assert_eq!(Sections::new(&doc).title(PAGE_ID), Some("T"));
+    }
+
+    #[test]
+    fn squeeze_is_char_filter() {
+        let all: String = (0..=u32::from(char::MAX))
+            .filter_map(char::from_u32)
+            .flat_map(|c| ['a', c])
+            .collect();
+        let want: String = all.chars().filter(|c| !c.is_whitespace()).collect();
+        assert_eq!(squeeze(&all), want);
+        assert_eq!(squeeze(" a\u{3000}b\n\u{2029}"), "ab");
+    }
+
+    proptest::proptest! {
+        /// Searching from a cursor, with or without the automaton for the
+        /// rest, says what a plain substring test says.
+        #[test]
+        fn held_in_is_a_substring_test(
+            hay in "[ab\u{3042}]{0,120}",
+            picks in proptest::collection::vec((0usize..130, 0usize..60, "[ab\u{3042}]{0,40}"), 0..12),
+            budget in 0usize..200,
+        ) {
+            // Half of the patterns are pieces of `hay`, some longer than
+            // the head `find` looks for first.
+            let chars: Vec<char> = hay.chars().collect();
+            let patterns: Vec<String> = picks
+                .into_iter()
+                .map(|(start, len, other)| match start.checked_sub(chars.len()) {
+                    None => chars[start..(start + len).min(chars.len())].iter().collect(),
+                    Some(_) => other,
+                })
+                .collect();
+            let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+            let want: Vec<bool> = patterns.iter().map(|p| hay.contains(p)).collect();
+            proptest::prop_assert_eq!(&held_in(&hay, &patterns), &want);
+            proptest::prop_assert_eq!(&held_within(&hay, &patterns, budget), &want);
+            proptest::prop_assert_eq!(&held_within(&hay, &patterns, 0), &want);
+        }
     }
 
     #[test]

@@ -57,8 +57,8 @@ const INVALID_PARAMS: i64 = -32602;
 /// What the server tells the client about itself in `initialize`.
 const INSTRUCTIONS: &str = "kbidx ranks the sections of a JSON knowledge base. Call `search` with a \
 plain question (Japanese or English) or with l1 (domain), l2 (component) and l3 (function) \
-keywords; set with_content and max_tokens to get the best sections' text within a budget. Call \
-`read` with a result's reference (file.json#section) to get one section's full text.";
+keywords; set max_tokens to get the best sections' text, the whole result within that budget. Call \
+`read` with results' references (file.json#section) to get their full text.";
 
 /// Where the server reads from (`kbidx mcp`'s flags; `None`: `kbidx.toml`).
 #[derive(Debug, Default)]

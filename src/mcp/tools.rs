@@ -30,8 +30,8 @@ use crate::config::HandOver;
 use crate::error::{Error, Result, display};
 use crate::index::file::IndexFile;
 use crate::knowledge::content::Library;
-use crate::output::Format;
 use crate::output::budget::Budget;
+use crate::output::{Format, Style};
 use crate::query::LevelledKeywords;
 use crate::search::cache::Cache;
 use crate::search::{self, Query, Scoring, Searcher};
@@ -45,8 +45,8 @@ const DEFAULT_TOP: usize = 30;
 /// go with the options and stages (`content`, `truncated`, `excerpt`,
 /// `search_mode`, `matched[].partial` and `stage`), a schema written by hand
 /// next to [`Report`](crate::output::Report) would drift from it, and a client
-/// that validates would then reject good results. `read`'s three fields are
-/// stable, so it has one.
+/// that validates would then reject good results. `read` has none either: one
+/// section's document and several sections' (`{version, sections}`) differ.
 ///
 /// Long on purpose: the tool descriptions and their JSON schemas, as data.
 pub(super) fn list() -> Value {
@@ -71,7 +71,10 @@ pub(super) fn list() -> Value {
     English) or for levelled keywords; give `question`, or `l1`/`l2`/`l3` keywords, or both. Returns \
     the ranked references (file.json#section) with titles and scores; with `with_content` (or a \
     `max_tokens`/`max_chars` budget, which implies it) also the sections' text, best first, cut to \
-    the budget. The structured result is the document of `kbidx search --format json`.",
+    the budget. The text result is the lean document of `kbidx search` (per result its reference, \
+    title, score and text); the structured result the same as `kbidx search --format json`; \
+    `max_tokens` bounds each of them whole. `explain` gives the whole document (matched keywords \
+    and points, confidence, suggestions).",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -91,12 +94,12 @@ pub(super) fn list() -> Value {
                     "max_tokens": {
                         "type": "integer",
                         "minimum": 0,
-                        "description": "Budget for all attached section text, in tokens (estimated); implies with_content.",
+                        "description": "Budget of the whole result, in estimated tokens (the text result and the structured one are each within it); the sections' text gets what the rest leaves; implies with_content.",
                     },
                     "max_chars": {
                         "type": "integer",
                         "minimum": 0,
-                        "description": "Budget for all attached section text, in characters; implies with_content. With max_tokens too, both apply.",
+                        "description": "Budget of the whole result, in characters; implies with_content. With max_tokens too, both apply.",
                     },
                     "max_tokens_per_result": {
                         "type": "integer",
@@ -131,7 +134,17 @@ pub(super) fn list() -> Value {
                     "collapse": {
                         "type": "boolean",
                         "default": false,
-                        "description": "Fold sections whose text nearly repeats a result above them (e.g. release notes of two versions) into that result's `more`.",
+                        "description": "Fold sections whose text nearly repeats a result above them (e.g. release notes of two versions) into that result's `also`.",
+                    },
+                    "explain": {
+                        "type": "boolean",
+                        "default": false,
+                        "description": "The whole document: per result its matched keywords with level, field and points, stage and raw score; the confidence and the suggestions.",
+                    },
+                    "suggest": {
+                        "type": "boolean",
+                        "default": false,
+                        "description": "Add words for a second search to the lean document.",
                     },
                 },
                 "additionalProperties": false,
@@ -140,9 +153,10 @@ pub(super) fn list() -> Value {
         },
         {
             "name": "read",
-            "title": "Read one section",
-            "description": "Returns the full text of one section of the knowledge base, by its \
-    reference as `search` returns it (`path/to/file.json#section`).",
+            "title": "Read sections",
+            "description": "Returns the full text of sections of the knowledge base, by their \
+    references as `search` returns them (`path/to/file.json#section`): one (`reference`) or \
+    several in one call (`references`), within `max_tokens` for the whole result when given.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -150,21 +164,18 @@ pub(super) fn list() -> Value {
                         "type": "string",
                         "description": "The section's reference, `path/to/file.json#section`.",
                     },
-                },
-                "required": ["reference"],
-                "additionalProperties": false,
-            },
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "reference": { "type": "string" },
-                    "title": {
-                        "type": "string",
-                        "description": "The section's title in the index (absent when the index does not list it).",
+                    "references": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Several sections' references, read in turn into one result.",
                     },
-                    "content": { "type": "string" },
+                    "max_tokens": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Budget of estimated tokens of the whole result; sections are cut in order.",
+                    },
                 },
-                "required": ["reference", "content"],
+                "additionalProperties": false,
             },
             "annotations": read_only,
         },
@@ -406,10 +417,16 @@ impl Tools {
             query,
             knowledge: self.knowledge.clone(),
             scoring: Scoring::Default,
-            format: Format::Json,
+            // A budget bounds the structured document, the larger of the two
+            // forms the result carries (the text has no escapes).
+            style: Style {
+                format: Format::Json,
+                explain: request.explain,
+                suggest: request.suggest,
+                pretty: false,
+            },
             top: request.top,
             min_score: None,
-            explain: false,
             with_content: request.with_content || request.budget.is_set() || request.passages,
             budget: request.budget,
             hand_over: match (request.hand_over, request.passages) {
@@ -426,56 +443,93 @@ impl Tools {
         };
         let searcher = self.searcher(log)?;
         let report = crate::answer::answer(&options, searcher)?;
-        let mut text = Vec::new();
-        crate::timings::time("render", || report.render(Format::Text, false, &mut text))?;
+        let text = crate::timings::time("render", || {
+            let style = Style {
+                format: Format::Text,
+                ..options.style
+            };
+            // The text states its own size, as `kbidx search` prints it.
+            let mut text = report.clone();
+            crate::answer::seal(&mut text, style);
+            text.document(style)
+        });
         // Encoded once, as `kbidx search --format json` writes it: no
         // `serde_json::Value` tree (a map per object) is built and dropped per call.
-        let structured = crate::timings::time("json", || serde_json::value::to_raw_value(&report))
-            .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
-        Ok((String::from_utf8_lossy(&text).into_owned(), structured))
+        let structured = crate::timings::time("json", || {
+            RawValue::from_string(report.document(options.style).trim_end().to_owned())
+        })
+        .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
+        Ok((text, structured))
     }
 
     /// The `read` tool: the section's text, and `{reference, title, content}`.
     fn read(
         &mut self,
         arguments: &Map<String, Value>,
-        log: &mut dyn Write,
+        _log: &mut dyn Write,
     ) -> Result<(String, Box<RawValue>)> {
-        check_names(arguments, "read", &["reference"])?;
-        let reference = match arguments.get("reference") {
-            Some(Value::String(r)) if !r.trim().is_empty() => r.trim(),
-            Some(Value::String(_)) | None | Some(Value::Null) => {
-                return Err(Error::Usage(
-                    "read needs `reference`: a section's reference as search returns it, \
-                     `path/to/file.json#section`"
-                        .into(),
-                ));
-            }
+        check_names(
+            arguments,
+            "read",
+            &["reference", "references", "max_tokens"],
+        )?;
+        let mut references: Vec<String> = Vec::new();
+        match arguments.get("reference") {
+            Some(Value::String(r)) if !r.trim().is_empty() => references.push(r.trim().to_owned()),
+            Some(Value::String(_)) | None | Some(Value::Null) => {}
             Some(other) => return Err(wrong_type("reference", "a string", other)),
+        }
+        match arguments.get("references") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for item in items {
+                    match item {
+                        Value::String(r) if !r.trim().is_empty() => {
+                            references.push(r.trim().to_owned());
+                        }
+                        other => {
+                            return Err(wrong_type("references", "an array of strings", other));
+                        }
+                    }
+                }
+            }
+            Some(other) => return Err(wrong_type("references", "an array of strings", other)),
+        }
+        if references.is_empty() {
+            return Err(Error::Usage(
+                "read needs `reference` or `references`: sections' references as search returns \
+                 them, `path/to/file.json#section`"
+                    .into(),
+            ));
+        }
+        let max_tokens = match arguments.get("max_tokens") {
+            None | Some(Value::Null) => None,
+            Some(v) => match v.as_u64() {
+                Some(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+                _ => return Err(wrong_type("max_tokens", "a positive integer", v)),
+            },
         };
         // Any anchor a link may write (section id, heading text or slug);
         // the answer names the section as the index does.
         let mut library = Library::new(&self.knowledge).with_index(&self.index);
-        let resolved = library.resolve(reference)?;
-        let reference = resolved.as_str();
-        let content = library.section(reference)?;
-        // The title from the index, when it can be read and lists the section.
-        let title = self.searcher(log).ok().and_then(|searcher| {
-            let matcher = searcher.matcher()?;
-            (0..matcher.len())
-                .map(|row| matcher.entry(row))
-                .find(|entry| entry.reference == reference)
-                .map(|entry| entry.title.into_owned())
-                .filter(|title| !title.is_empty())
-        });
-        let mut structured = json!({ "reference": reference });
-        if let Some(title) = title {
-            structured["title"] = Value::String(title);
+        let mut docs = Vec::with_capacity(references.len());
+        for reference in &references {
+            docs.push(crate::output::read::SectionDoc::read(
+                &mut library,
+                reference,
+            )?);
         }
-        structured["content"] = Value::String(content.clone());
-        let structured = serde_json::value::to_raw_value(&structured)
+        let budget = Budget {
+            max_tokens,
+            ..Budget::default()
+        };
+        let json = crate::output::read::Reading::fit(docs.clone(), budget, true);
+        let text = crate::output::read::Reading::fit(docs, budget, false);
+        // One line: the document is indented for people, a JSON-RPC message is not.
+        let structured = serde_json::from_str::<Value>(&json.document)
+            .and_then(|doc| serde_json::value::to_raw_value(&doc))
             .map_err(|e| Error::Usage(format!("cannot encode the result: {e}")))?;
-        Ok((content, structured))
+        Ok((text.document, structured))
     }
 }
 
@@ -494,6 +548,10 @@ struct SearchRequest {
     budget: Budget,
     /// `exclude` and `group_by`, checked.
     diversity: crate::search::Diversity,
+    /// The whole document (`explain`) instead of the lean one.
+    explain: bool,
+    /// The suggestions in the lean document (`suggest`).
+    suggest: bool,
 }
 
 impl SearchRequest {
@@ -502,7 +560,7 @@ impl SearchRequest {
     ///
     /// Long on purpose: one check per argument of the schema, each with its own message.
     fn parse(arguments: &Map<String, Value>) -> Result<Self> {
-        const NAMES: [&str; 14] = [
+        const NAMES: [&str; 16] = [
             "question",
             "l1",
             "l2",
@@ -517,6 +575,8 @@ impl SearchRequest {
             "exclude",
             "group_by",
             "collapse",
+            "explain",
+            "suggest",
         ];
         check_names(arguments, "search", &NAMES)?;
         let get = |name: &str| arguments.get(name).filter(|v| !v.is_null());
@@ -589,11 +649,12 @@ impl SearchRequest {
                 ));
             }
         };
-        let collapse = match get("collapse") {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(wrong_type("collapse", "true or false", other)),
+        let flag = |name: &str| match get(name) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(wrong_type(name, "true or false", other)),
         };
+        let collapse = flag("collapse")?;
         let per_file = match get("group_by") {
             None => None,
             Some(Value::String(by)) if by == "file" => Some(1),
@@ -624,6 +685,8 @@ impl SearchRequest {
             hand_over,
             budget,
             diversity,
+            explain: flag("explain")?,
+            suggest: flag("suggest")?,
         })
     }
 
@@ -732,7 +795,7 @@ mod tests {
         );
         assert_eq!(
             message(json!({"q": "x"})),
-            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, passages, hand_over, exclude, group_by, collapse)"
+            "search: unknown argument \"q\" (it takes question, l1, l2, l3, top, max_tokens, max_chars, max_tokens_per_result, with_content, passages, hand_over, exclude, group_by, collapse, explain, suggest)"
         );
     }
 

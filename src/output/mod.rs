@@ -22,6 +22,7 @@ pub(crate) mod adaptive;
 pub(crate) mod budget;
 pub(crate) mod build;
 pub(crate) mod confidence;
+pub(crate) mod lean;
 pub(crate) mod passages;
 pub(crate) mod read;
 pub(crate) mod tokens;
@@ -42,9 +43,30 @@ pub(crate) enum Format {
     Toon,
 }
 
+/// The layout version of the search document, which clients can check: 2
+/// is the lean document (see [`lean`]) and the budget that bounds the whole
+/// document.
+pub(crate) const DOCUMENT_VERSION: u32 = 2;
+
+/// How a report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Style {
+    /// Text, JSON or TOON.
+    pub(crate) format: Format,
+    /// The whole document (`--explain`): every field, per-keyword explanations,
+    /// confidence and suggestions; else the lean document.
+    pub(crate) explain: bool,
+    /// The suggestions in the lean document too (`--suggest`).
+    pub(crate) suggest: bool,
+    /// JSON indented (when stdout is a terminal); else one line.
+    pub(crate) pretty: bool,
+}
+
 /// The search result document.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Report {
+    /// [`DOCUMENT_VERSION`].
+    pub version: u32,
     /// The plain question, if the keywords came from one.
     pub query: Option<String>,
     /// The keywords searched for, by level (`q`: extracted from the question).
@@ -84,16 +106,21 @@ pub(crate) struct Report {
     pub budget: Option<BudgetRow>,
 }
 
-/// A content budget (`--max-chars`, `--max-tokens`, the per-result caps) and its use.
+/// A budget (`--max-chars`, `--max-tokens`: the whole document; the
+/// per-result caps: each result's content) and its use.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct BudgetRow {
     /// The caps that were set.
     #[serde(flatten)]
     pub caps: Budget,
-    /// Characters of content attached.
+    /// Characters of the whole printed document (this object included).
     pub chars: usize,
-    /// Estimated tokens of content attached (see `tokens`).
+    /// Estimated tokens of the whole printed document (see `tokens`).
     pub tokens: usize,
+    /// Characters of content attached.
+    pub content_chars: usize,
+    /// Estimated tokens of content attached.
+    pub content_tokens: usize,
     /// Whether content was handed over as query-focused passages (`--passages`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub passages: bool,
@@ -210,10 +237,14 @@ pub(crate) struct ResultRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
     /// References folded here, best first, all ranked above the last result
-    /// shown: this file's other sections (`--group-by file`) and sections
-    /// whose text nearly repeats this one's (`--collapse`).
+    /// shown: this file's other sections (`--group-by file`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more: Vec<String>,
+    /// Twins folded here, best first: sections whose text nearly repeats
+    /// this one's (in another file or the same), ranked above the last
+    /// result shown; this result's content stands for theirs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 impl ResultRow {
@@ -256,6 +287,7 @@ impl ResultRow {
             tokens: None,
             via: None,
             more: Vec::new(),
+            also: Vec::new(),
         }
     }
 }
@@ -427,6 +459,7 @@ impl Report {
             report.results.push(ResultRow {
                 rank: report.results.len() + 1,
                 more: placed.more.clone(),
+                also: placed.also.clone(),
                 ..ResultRow::of(&hit.reference, &hit.title, scores, Stage::Pg, matched)
             });
         }
@@ -436,6 +469,7 @@ impl Report {
     /// A report with no results yet.
     fn new_empty(query: &Query, scoring: Scoring, ranking: &Ranking) -> Self {
         Self {
+            version: DOCUMENT_VERSION,
             query: query.question.clone(),
             keywords: KeywordLists::of(query),
             query_truncated: query.truncated.clone(),
@@ -655,8 +689,10 @@ impl Report {
             let (chars, tokens) = spender.used();
             self.budget = Some(BudgetRow {
                 caps: budget,
-                chars,
-                tokens,
+                chars: 0,
+                tokens: 0,
+                content_chars: chars,
+                content_tokens: tokens,
                 passages: passages.is_some(),
             });
         }
@@ -718,34 +754,82 @@ impl Report {
         }
         self.budget = Some(BudgetRow {
             caps: budget,
-            chars,
-            tokens,
+            chars: 0,
+            tokens: 0,
+            content_chars: chars,
+            content_tokens: tokens,
             // Whether any content is a passage (a selection of blocks).
             passages: self.results.iter().any(|r| r.passage),
         });
         Ok(())
     }
 
-    /// Writes the report in `format`; `explain` adds per-keyword lines to text output.
-    pub(crate) fn render(&self, format: Format, explain: bool, out: &mut dyn Write) -> Result<()> {
-        let io = |e| Error::io("<stdout>", "cannot write", e);
-        match format {
-            Format::Json => {
-                serde_json::to_writer_pretty(&mut *out, self)
-                    .map_err(|e| Error::io("<stdout>", "cannot write", e.into()))?;
-                writeln!(out).map_err(io)
-            }
-            Format::Toon => out.write_all(self.to_toon(explain).as_bytes()).map_err(io),
-            Format::Text => out.write_all(self.to_text(explain).as_bytes()).map_err(io),
+    /// The report as `style` prints it.
+    pub(crate) fn document(&self, style: Style) -> String {
+        let lean = lean::Lean {
+            report: self,
+            suggest: style.suggest,
+        };
+        let json = |doc: &dyn erased::Json| {
+            let mut s = doc.to_json(style.pretty);
+            s.push('\n');
+            s
+        };
+        match (style.format, style.explain) {
+            (Format::Json, false) => json(&lean),
+            (Format::Json, true) => json(self),
+            (Format::Toon, false) => lean.to_toon(),
+            (Format::Toon, true) => self.to_toon(),
+            (Format::Text, false) => lean.to_text(),
+            (Format::Text, true) => self.to_text(),
         }
     }
 
-    fn to_text(&self, explain: bool) -> String {
+    /// Keeps the results after the last one with content while their
+    /// reference and title take at most `(chars, tokens)` (estimated), and
+    /// drops the rest: the agent sees further candidates to read without
+    /// the budget going to a long list.
+    pub(crate) fn list_past_content(&mut self, (chars, tokens): (usize, usize)) {
+        // The first result stays, with or without content.
+        let first = self
+            .results
+            .iter()
+            .rposition(|r| r.content.is_some())
+            .map_or(1, |i| i + 1);
+        let (mut used_chars, mut used_tokens) = (0, 0);
+        let mut keep = first.min(self.results.len());
+        for r in self.results.iter().skip(keep) {
+            // The line's fixed part: rank or keys, score, separators.
+            used_chars += r.reference.chars().count() + r.title.chars().count() + 24;
+            used_tokens += tokens::estimate(&r.reference) + tokens::estimate(&r.title) + 10;
+            if used_chars > chars || used_tokens > tokens {
+                break;
+            }
+            keep += 1;
+        }
+        self.results.truncate(keep);
+    }
+
+    /// Writes the report as `style` prints it.
+    pub(crate) fn render(&self, style: Style, out: &mut dyn Write) -> Result<()> {
+        out.write_all(self.document(style).as_bytes())
+            .map_err(|e| Error::io("<stdout>", "cannot write", e))
+    }
+
+    /// Characters and estimated tokens of the report as `style` prints it.
+    pub(crate) fn size(&self, style: Style) -> (usize, usize) {
+        let doc = self.document(style);
+        (doc.chars().count(), tokens::estimate(&doc))
+    }
+
+    /// The whole document as text: per result its stage, excerpt and
+    /// matched keywords with their points.
+    fn to_text(&self) -> String {
         let mut s = String::new();
         for note in &self.query_truncated {
             s.push_str(&format!("note: query truncated: {note}\n"));
         }
-        if let (true, Some(mode)) = (explain, &self.search_mode) {
+        if let Some(mode) = &self.search_mode {
             s.push_str(&format!("search mode: {} ({})\n", mode.mode, mode.reason));
         }
         if self.results.is_empty() {
@@ -778,7 +862,11 @@ impl Report {
                 s.push_str(&format!("  (+{} more{place})", r.more.len()));
             }
             s.push('\n');
-            if explain {
+            if !r.also.is_empty() {
+                let also: Vec<_> = r.also.iter().map(|a| read::quote_reference(a)).collect();
+                s.push_str(&format!("       also: {}\n", also.join(" ")));
+            }
+            {
                 s.push_str(&format!("       stage: {}\n", r.stage));
                 if let Some(excerpt) = &r.excerpt {
                     s.push_str(&format!("       excerpt: {excerpt}\n"));
@@ -825,11 +913,12 @@ impl Report {
         if !self.results.is_empty() {
             s.push_str(&self.confidence.describe());
         }
-        if explain {
-            s.push_str(&format!(
-                "full-text fallback: {}{}\n",
-                self.fallback, self.fallback_note
-            ));
+        s.push_str(&format!(
+            "full-text fallback: {}{}\n",
+            self.fallback, self.fallback_note
+        ));
+        if let Some(budget) = &self.budget {
+            s.push_str(&budget.describe());
         }
         s
     }
@@ -837,13 +926,15 @@ impl Report {
     /// The report as TOON (`--format toon`): the query and its keywords,
     /// the suggestions, the confidence, the budget and the results table,
     /// written with [`crate::index::toon`]'s quoting and table writer.
-    fn to_toon(&self, explain: bool) -> String {
+    fn to_toon(&self) -> String {
         let mut s = String::new();
         self.push_toon_head(&mut s);
-        self.push_toon_suggest(&mut s);
+        lean::push_suggest_table(&mut s, &self.suggest);
         self.push_toon_confidence(&mut s);
-        self.push_toon_budget(&mut s);
-        self.push_toon_results(&mut s, explain);
+        if let Some(budget) = &self.budget {
+            lean::push_toon_budget(&mut s, budget);
+        }
+        self.push_toon_results(&mut s);
         s
     }
 
@@ -887,26 +978,6 @@ impl Report {
         }
     }
 
-    /// The `suggest` table.
-    fn push_toon_suggest(&self, s: &mut String) {
-        if self.suggest.is_empty() {
-            s.push_str("suggest[0]:\n");
-            return;
-        }
-        let rows: Vec<Vec<String>> = self
-            .suggest
-            .iter()
-            .map(|w| {
-                vec![
-                    quote(&w.word, ','),
-                    w.level.to_string(),
-                    w.results.to_string(),
-                ]
-            })
-            .collect();
-        crate::index::toon::push_table(s, "suggest", &["word", "level", "results"], &rows);
-    }
-
     /// The `confidence` object.
     fn push_toon_confidence(&self, s: &mut String) {
         let c = &self.confidence;
@@ -923,32 +994,8 @@ impl Report {
         ));
     }
 
-    /// The `budget` object, when a budget was set.
-    fn push_toon_budget(&self, s: &mut String) {
-        if let Some(budget) = &self.budget {
-            s.push_str("budget:\n");
-            for (key, cap) in [
-                ("max_chars", budget.caps.max_chars),
-                ("max_tokens", budget.caps.max_tokens),
-                ("max_chars_per_result", budget.caps.max_chars_per_result),
-                ("max_tokens_per_result", budget.caps.max_tokens_per_result),
-            ] {
-                if let Some(cap) = cap {
-                    s.push_str(&format!("  {key}: {cap}\n"));
-                }
-            }
-            s.push_str(&format!(
-                "  chars: {}\n  tokens: {}\n",
-                budget.chars, budget.tokens
-            ));
-            if budget.passages {
-                s.push_str("  passages: true\n");
-            }
-        }
-    }
-
     /// The `results` table: its columns are those some result has.
-    fn push_toon_results(&self, s: &mut String, explain: bool) {
+    fn push_toon_results(&self, s: &mut String) {
         if self.results.is_empty() {
             s.push_str("results[0]:\n");
             return;
@@ -975,6 +1022,10 @@ impl Report {
         if with_more {
             fields.push("more");
         }
+        let with_also = self.results.iter().any(|r| !r.also.is_empty());
+        if with_also {
+            fields.push("also");
+        }
         if with_content {
             fields.extend(["content", "truncated", "tokens"]);
         }
@@ -988,15 +1039,11 @@ impl Report {
                 .matched
                 .iter()
                 .map(|m| {
-                    if explain {
-                        let field = match m.stage {
-                            Some(stage) => format!("{stage}/{}", m.field),
-                            None => m.field.to_owned(),
-                        };
-                        format!("{}:{field}:{}:{}", m.level, m.points, m.keyword)
-                    } else {
-                        m.keyword.clone()
-                    }
+                    let field = match m.stage {
+                        Some(stage) => format!("{stage}/{}", m.field),
+                        None => m.field.to_owned(),
+                    };
+                    format!("{}:{field}:{}:{}", m.level, m.points, m.keyword)
                 })
                 .collect();
             let mut cells = vec![
@@ -1017,6 +1064,9 @@ impl Report {
             if with_more {
                 cells.push(quote(&r.more.join(" "), ','));
             }
+            if with_also {
+                cells.push(quote(&r.also.join(" "), ','));
+            }
             if with_content {
                 cells.push(quote(r.content.as_deref().unwrap_or_default(), ','));
                 cells.push(r.truncated.to_string());
@@ -1036,6 +1086,7 @@ impl Report {
 /// the literal text matches, and the body stage's matches (`body_hit`).
 fn placed_matches(row: &mut ResultRow, placed: &Placed, body_hit: Option<&BodyHit>) {
     row.more.clone_from(&placed.more);
+    row.also.clone_from(&placed.also);
     // Fused rankings: the score that put the row here.
     if let Some((score, normalized)) = placed.fused {
         row.score = round(score);
@@ -1107,4 +1158,63 @@ pub(crate) fn passage_caps_for(max_chars_per_result: Option<usize>) -> (usize, u
 /// Rounds a score to 4 decimals, as the documents show it.
 pub(crate) fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
+}
+
+impl BudgetRow {
+    /// The object for `caps` with sizes as wide as the caps, to measure an
+    /// envelope by.
+    pub(crate) fn placeholder(caps: Budget) -> Self {
+        let widest = caps
+            .max_chars
+            .unwrap_or(0)
+            .max(caps.max_tokens.unwrap_or(0));
+        Self {
+            caps,
+            chars: widest,
+            tokens: widest,
+            content_chars: widest,
+            content_tokens: widest,
+            passages: false,
+        }
+    }
+
+    /// The text output's last line: what the document and its content cost.
+    pub(crate) fn describe(&self) -> String {
+        let caps: Vec<String> = [
+            (self.caps.max_tokens, "tokens"),
+            (self.caps.max_chars, "characters"),
+        ]
+        .iter()
+        .filter_map(|(cap, unit)| cap.map(|n| format!("{n} {unit}")))
+        .collect();
+        let of = if caps.is_empty() {
+            String::new()
+        } else {
+            format!(" (budget {})", caps.join(", "))
+        };
+        format!(
+            "budget: {} tokens, {} characters printed{of}; content {} tokens\n",
+            self.tokens, self.chars, self.content_tokens
+        )
+    }
+}
+
+/// JSON encoding of the two documents (lean and whole) behind one call.
+mod erased {
+    /// A document that encodes as JSON, indented or on one line.
+    pub(super) trait Json {
+        fn to_json(&self, pretty: bool) -> String;
+    }
+
+    impl<T: serde::Serialize> Json for T {
+        fn to_json(&self, pretty: bool) -> String {
+            // Serialising plain structs with string keys cannot fail.
+            let encoded = if pretty {
+                serde_json::to_string_pretty(self)
+            } else {
+                serde_json::to_string(self)
+            };
+            encoded.unwrap_or_default()
+        }
+    }
 }

@@ -18,10 +18,14 @@ use crate::knowledge::content::{Library, Sections};
 use super::tokens::estimate;
 
 /// `kbidx read FILE#SECTION`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct SectionDoc {
     /// `path#section`, as the index writes it.
     pub reference: String,
+    /// The reference as given, when its anchor (a heading's text or slug)
+    /// resolved to another section id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
     /// The knowledge file.
     pub file: String,
     /// The section id.
@@ -38,6 +42,9 @@ pub(crate) struct SectionDoc {
     pub chars: usize,
     /// Estimated tokens of `content`.
     pub tokens: usize,
+    /// Whether a budget cut `content` (or left it out).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     /// The file's links (`official_doc_urls`), when it has any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<String>,
@@ -50,7 +57,7 @@ pub(crate) struct SectionDoc {
 }
 
 /// A section at the other end of a link (`read --links`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct LinkedSection {
     /// `path#section`.
     pub reference: String,
@@ -95,12 +102,14 @@ impl SectionDoc {
     /// it: a section id, a heading's text or slug); the document names the
     /// section as the index does.
     pub(crate) fn read(library: &mut Library, reference: &str) -> Result<Self> {
+        let requested = reference;
         let resolved = library.resolve(reference)?;
         let reference = resolved.as_str();
         let content = library.section(reference)?;
         let (file, section) = split_reference(reference);
         let (doc, _) = library.document(reference, file)?;
         Ok(Self {
+            requested: (requested != reference).then(|| requested.to_owned()),
             reference: reference.to_owned(),
             file: file.to_owned(),
             section: section.to_owned(),
@@ -109,6 +118,7 @@ impl SectionDoc {
             chars: content.chars().count(),
             tokens: estimate(&content),
             content,
+            truncated: false,
             links: links(doc),
             outgoing: None,
             backlinks: None,
@@ -171,6 +181,125 @@ impl SectionDoc {
         }
         s
     }
+}
+
+/// What `kbidx read` prints for its sections: one section as before (its
+/// text, or its JSON document), several in turn (`== reference  title`
+/// lines, or `{"version", "sections"}`), within a budget over the whole
+/// document when one is set (the sections' text cut in order).
+pub(crate) struct Reading {
+    /// The printed document.
+    pub(crate) document: String,
+}
+
+/// The several-section JSON document.
+#[derive(Serialize)]
+struct SeveralSections<'a> {
+    version: u32,
+    sections: &'a [SectionDoc],
+}
+
+impl Reading {
+    /// The document of `docs` within `budget` (`max_chars`, `max_tokens`
+    /// of the whole document), as JSON or text.
+    pub(crate) fn fit(
+        mut docs: Vec<SectionDoc>,
+        budget: super::budget::Budget,
+        json: bool,
+    ) -> Self {
+        let render = |docs: &[SectionDoc]| render(docs, json);
+        let limit = (
+            budget.max_chars.unwrap_or(usize::MAX),
+            budget.max_tokens.unwrap_or(usize::MAX),
+        );
+        let size = |doc: &str| (doc.chars().count(), estimate(doc));
+        let full = render(&docs);
+        let (chars, tokens) = size(&full);
+        if chars <= limit.0 && tokens <= limit.1 {
+            return Self { document: full };
+        }
+        let texts: Vec<String> = docs
+            .iter_mut()
+            .map(|d| std::mem::take(&mut d.content))
+            .collect();
+        let (env_chars, env_tokens) = size(&render(&docs));
+        let mut room = (
+            limit.0.saturating_sub(env_chars),
+            limit.1.saturating_sub(env_tokens),
+        );
+        for _ in 0..12 {
+            let mut spender = super::budget::Spender::new(super::budget::Budget {
+                max_chars: Some(room.0),
+                max_tokens: Some(room.1),
+                ..Default::default()
+            });
+            for (doc, text) in docs.iter_mut().zip(&texts) {
+                let share = spender.take(text);
+                doc.content = share.text.unwrap_or_default().to_owned();
+                doc.truncated = share.truncated;
+            }
+            let document = render(&docs);
+            let (chars, tokens) = size(&document);
+            if chars <= limit.0 && tokens <= limit.1 {
+                return Self { document };
+            }
+            let over = |size: usize, max: usize, room: usize| match size.checked_sub(max) {
+                Some(excess) if excess > 0 => room.saturating_sub(excess + excess / 8 + 1),
+                _ => room,
+            };
+            room = (over(chars, limit.0, room.0), over(tokens, limit.1, room.1));
+        }
+        // Not even the headers fit with any text: the headers alone.
+        for doc in &mut docs {
+            doc.content.clear();
+            doc.truncated = true;
+        }
+        Self {
+            document: render(&docs),
+        }
+    }
+}
+
+/// `docs` as one document: text or JSON.
+fn render(docs: &[SectionDoc], json: bool) -> String {
+    let mut s = match (docs, json) {
+        ([doc], true) => serde_json::to_string_pretty(doc).unwrap_or_default(),
+        (_, true) => serde_json::to_string_pretty(&SeveralSections {
+            version: super::DOCUMENT_VERSION,
+            sections: docs,
+        })
+        .unwrap_or_default(),
+        ([doc], false) => return with_cut(doc.to_text(), doc),
+        (_, false) => {
+            let mut s = String::new();
+            for (i, doc) in docs.iter().enumerate() {
+                if i > 0 {
+                    s.push('\n');
+                }
+                s.push_str(&format!("== {}", quote_reference(&doc.reference)));
+                if let Some(requested) = &doc.requested {
+                    s.push_str(&format!(" (from {})", quote_reference(requested)));
+                }
+                if let Some(title) = &doc.title {
+                    s.push_str(&format!("  {title}"));
+                }
+                s.push('\n');
+                s.push_str(&with_cut(doc.to_text(), doc));
+            }
+            return s;
+        }
+    };
+    s.push('\n');
+    s
+}
+
+/// A section's text output, with `…` on a line of its own where a budget cut it.
+fn with_cut(mut text: String, doc: &SectionDoc) -> String {
+    if doc.truncated {
+        text.push_str(super::GAP);
+        text.push('\n');
+    }
+    text
 }
 
 impl FileListing {

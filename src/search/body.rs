@@ -1406,31 +1406,31 @@ impl BodyIndex {
                     ranked_files.entry(file).or_default().push(i);
                 }
             }
-            // One entry per row: the words its file matched, their points summed.
-            let mut per_file: HashMap<usize, (Vec<Word>, Level, f64, f64)> = HashMap::new();
+            // One entry per word its file matched, with that word's points
+            // (a report names each word with its level, never the query
+            // joined into one string).
+            let mut per_file: HashMap<usize, Vec<(usize, f64)>> = HashMap::new();
             for &(file, w, p) in &file_points {
                 if !ranked_files.contains_key(&file) {
                     continue;
                 }
-                let word = &query_words[w];
-                let entry =
-                    per_file
-                        .entry(file)
-                        .or_insert((Vec::new(), word.level, word.weight, 0.0));
-                entry.0.push(word.shown());
-                if word.weight > entry.2 {
-                    (entry.1, entry.2) = (word.level, word.weight);
+                let words = per_file.entry(file).or_default();
+                match words.iter_mut().find(|(seen, _)| *seen == w) {
+                    Some((_, points)) => *points += p,
+                    None => words.push((w, p)),
                 }
-                entry.3 += p;
             }
-            for (file, (words, level, _, points)) in per_file {
+            for (file, words) in per_file {
                 for &i in &ranked_files[&file] {
-                    ranked[i].matched.push(BodyMatch {
-                        words: words.clone(),
-                        level,
-                        field: MatchField::File,
-                        points: points * scale.1,
-                    });
+                    for &(w, points) in &words {
+                        let word = &query_words[w];
+                        ranked[i].matched.push(BodyMatch {
+                            words: vec![word.shown()],
+                            level: word.level,
+                            field: MatchField::File,
+                            points: points * scale.1,
+                        });
+                    }
                 }
             }
         }

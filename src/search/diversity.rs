@@ -86,6 +86,8 @@ pub(crate) struct Kept {
     pub(crate) at: usize,
     /// Positions of the same file's sections folded into this one, best first.
     pub(crate) folded: Vec<usize>,
+    /// Positions of the near-duplicates folded into this one (`collapse`), best first.
+    pub(crate) twins: Vec<usize>,
 }
 
 impl Diversity {
@@ -150,7 +152,7 @@ impl Diversity {
             if self.collapse
                 && let Some(k) = kept.iter().position(|k| similar(at, k.at))
             {
-                kept[k].folded.push(at);
+                kept[k].twins.push(at);
                 continue;
             }
             match shown.get_mut(file) {
@@ -159,6 +161,7 @@ impl Diversity {
                     kept.push(Kept {
                         at,
                         folded: Vec::new(),
+                        twins: Vec::new(),
                     });
                 }
                 None => {
@@ -166,6 +169,7 @@ impl Diversity {
                     kept.push(Kept {
                         at,
                         folded: Vec::new(),
+                        twins: Vec::new(),
                     });
                 }
             }
@@ -179,7 +183,9 @@ mod tests {
     use super::*;
 
     fn shown(kept: &[Kept]) -> Vec<(usize, Vec<usize>)> {
-        kept.iter().map(|k| (k.at, k.folded.clone())).collect()
+        kept.iter()
+            .map(|k| (k.at, [k.folded.clone(), k.twins.clone()].concat()))
+            .collect()
     }
 
     #[test]

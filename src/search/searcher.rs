@@ -197,9 +197,11 @@ pub(crate) struct Placed {
     /// index pass's own (0 for rows only the body stage found, which come
     /// after).
     pub(crate) fused: Option<(f64, f64)>,
-    /// The references `--group-by file` and `--collapse` folded into it
-    /// (empty when nothing was folded or diversity is off).
+    /// The references `--group-by file` folded into it (empty when nothing
+    /// was folded or diversity is off).
     pub(crate) more: Vec<String>,
+    /// The near-duplicate sections `--collapse` folded into it.
+    pub(crate) also: Vec<String>,
     /// When the body stage ran: how the points of what it matched add up to
     /// its score.
     pub(crate) parts: Option<Parts>,
@@ -214,6 +216,7 @@ impl Placed {
             source,
             fused: None,
             more: Vec::new(),
+            also: Vec::new(),
             parts: None,
             weight: None,
         }
@@ -662,6 +665,7 @@ impl<'a> Searcher<'a> {
                 .iter()
                 .map(|k| Placed {
                     more: k.folded.iter().map(|&at| references[at].clone()).collect(),
+                    also: k.twins.iter().map(|&at| references[at].clone()).collect(),
                     ..ranking.results[k.at].clone()
                 })
                 .collect();
@@ -1031,6 +1035,7 @@ impl IndexBackend<'_> {
                     (false, _) => (score, 0.0),
                 }),
                 more: Vec::new(),
+                also: Vec::new(),
                 parts: Some(parts),
                 weight: None,
             })

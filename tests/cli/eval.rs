@@ -362,8 +362,8 @@ fn same_hand_over(sandbox: &Sandbox, set_file: &str, hand_over: &str, searched: 
                     .as_array()
                     .unwrap()
                     .iter()
-                    .find(|x| x["reference"] == reference)
-                    .map(|x| x["rank"].clone())
+                    .position(|x| x["reference"] == reference)
+                    .map(|at| serde_json::Value::from(at + 1))
                     .unwrap_or(serde_json::Value::Null);
                 assert_eq!(e["rank"], rank, "{mode} {}: {reference}", case["id"]);
                 let (file, section) = reference.split_once('#').unwrap();

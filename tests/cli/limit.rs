@@ -28,7 +28,8 @@ fn cache_kinds(sandbox: &Sandbox) -> Vec<String> {
 }
 
 fn search(sandbox: &Sandbox, flags: &[&str], query: &[&str]) -> Run {
-    let mut args = vec!["search"];
+    // The whole document: these tests read `fallback` and the stages.
+    let mut args = vec!["search", "--explain"];
     args.extend_from_slice(flags);
     args.extend_from_slice(query);
     sandbox.run(&args)
@@ -226,7 +227,7 @@ fn over_the_limit_mcp_says_so_once_in_its_log() {
     let call = |id: u32| {
         serde_json::json!({
             "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": { "name": "search", "arguments": { "question": QUESTION } },
+            "params": { "name": "search", "arguments": { "question": QUESTION, "explain": true } },
         })
         .to_string()
     };

@@ -328,9 +328,18 @@ fn extraction_program_may_name_links() {
 #[test]
 fn search_expands_to_linked_sections() {
     let s = seeded().with_built_index();
-    let text = s.run(&["search", "--l3", "gamma", "--expand", "2", "--no-body"]);
+    let text = s.run(&[
+        "search",
+        "--explain",
+        "--l3",
+        "gamma",
+        "--expand",
+        "2",
+        "--no-body",
+    ]);
     let json = s.run(&[
         "search",
+        "--explain",
         "--l3",
         "gamma",
         "--expand",
@@ -343,6 +352,7 @@ fn search_expands_to_linked_sections() {
     ]);
     let toon = s.run(&[
         "search",
+        "--explain",
         "--l3",
         "gamma",
         "--expand",
@@ -352,7 +362,7 @@ fn search_expands_to_linked_sections() {
         "toon",
     ]);
     std::fs::remove_file(s.path("index/links.toon")).unwrap();
-    let missing = s.run(&["search", "--l3", "gamma", "--expand", "1"]);
+    let missing = s.run(&["search", "--explain", "--l3", "gamma", "--expand", "1"]);
     assert_eq!(missing.code, 2);
     insta::assert_snapshot!("expand", transcripts(&[text, json, toon, missing]));
 }

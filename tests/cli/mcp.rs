@@ -163,7 +163,14 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
             "{property}"
         );
     }
-    assert_eq!(tools[1]["inputSchema"]["required"], json!(["reference"]));
+    for property in ["reference", "references", "max_tokens"] {
+        assert!(
+            tools[1]["inputSchema"]["properties"]
+                .get(property)
+                .is_some(),
+            "{property}"
+        );
+    }
 
     // A question: the same document and text as `kbidx search`.
     let question = "索引が古いと言われたらどうする？";
@@ -197,7 +204,13 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
         ],
     );
     assert_eq!(structured, &cli_json);
-    assert_eq!(text, cli_text);
+    // The budget bounds each form whole: the text (no escapes) fits it too,
+    // with the same results.
+    let _ = cli_text;
+    assert!(text.chars().count() <= 300, "{text}");
+    for r in structured["results"].as_array().unwrap() {
+        assert!(text.contains(r["reference"].as_str().unwrap()), "{text}");
+    }
     assert!(
         structured["results"][0]["content"].is_string(),
         "{structured}"
@@ -206,12 +219,20 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
     // Grouped synonyms: one concept, the same confidence as the CLI's.
     let result = s.call(
         "search",
-        json!({ "l2": ["build"], "l3": ["check|stale|鮮度"], "top": 3 }),
+        json!({ "l2": ["build"], "l3": ["check|stale|鮮度"], "top": 3, "explain": true }),
     );
     let (_, structured) = ok(&result);
     let (_, cli_json) = cli_search(
         &sandbox,
-        &["--l2", "build", "--l3", "check|stale|鮮度", "--top", "3"],
+        &[
+            "--explain",
+            "--l2",
+            "build",
+            "--l3",
+            "check|stale|鮮度",
+            "--top",
+            "3",
+        ],
     );
     assert_eq!(structured, &cli_json);
     assert_eq!(structured["confidence"]["concepts"], 2, "{structured}");
@@ -252,9 +273,12 @@ fn mcp_session_lists_tools_and_answers_like_the_cli() {
     let result = s.call("read", json!({ "reference": reference }));
     let (text, structured) = ok(&result);
     let cli = sandbox.run(&["read", reference]).success();
-    assert_eq!(format!("{text}\n"), cli.stdout);
+    assert_eq!(text, cli.stdout);
     assert_eq!(structured["reference"], reference);
-    assert_eq!(structured["content"], text);
+    assert_eq!(
+        format!("{}\n", structured["content"].as_str().unwrap()),
+        text
+    );
     assert!(
         structured["title"].as_str().unwrap().contains("Check mode"),
         "{structured}"
@@ -379,7 +403,8 @@ fn mcp_without_an_index_reports_it_per_call_and_reads() {
     let result = s.call("read", json!({ "reference": "guide/build.json#check" }));
     let (text, structured) = ok(&result);
     assert!(text.starts_with("## "), "{text}");
-    assert!(structured.get("title").is_none(), "{structured}");
+    // The section's own title, from its knowledge file.
+    assert!(structured["title"].is_string(), "{structured}");
 
     // Built while the server runs: the next call uses it.
     sandbox.run(&["build", "--quiet"]).success();
@@ -458,9 +483,12 @@ fn mcp_applies_path_weights() {
     );
     let mut s = Session::initialized(&sandbox, &[]);
     let question = "索引が古いと言われたらどうする？";
-    let result = s.call("search", json!({ "question": question, "top": 12 }));
+    let result = s.call(
+        "search",
+        json!({ "question": question, "top": 12, "explain": true }),
+    );
     let (_, structured) = ok(&result);
-    let (_, cli_json) = cli_search(&sandbox, &[question, "--top", "12"]);
+    let (_, cli_json) = cli_search(&sandbox, &[question, "--top", "12", "--explain"]);
     assert_eq!(structured, &cli_json);
     let results = structured["results"].as_array().unwrap();
     assert_ne!(results[0]["file"], "troubleshooting.json", "{structured}");
@@ -478,4 +506,22 @@ fn mcp_applies_path_weights() {
     );
     let (code, _, _) = s.finish();
     assert_eq!(code, 0);
+}
+
+/// Keywords that start with `-` (`-requestPath`) are keywords over MCP too.
+#[test]
+fn mcp_keywords_may_start_with_a_hyphen() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let mut s = Session::initialized(&sandbox, &[]);
+    let result = s.call(
+        "search",
+        json!({ "l2": ["-x"], "l3": ["-requestPath", "check"], "explain": true }),
+    );
+    let (_, structured) = ok(&result);
+    assert_eq!(structured["keywords"]["l2"], json!(["-x"]), "{structured}");
+    assert_eq!(
+        structured["keywords"]["l3"],
+        json!(["-requestPath", "check"]),
+        "{structured}"
+    );
 }

@@ -240,10 +240,21 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
     // The same document as the file search, ranked in PostgreSQL.
     let question = "楽観ロックの使い方";
     let pg = json(
-        &s.run(&["search", "--pg", &url, question, "--format", "json"])
+        &s.run(&[
+            "search",
+            "--explain",
+            "--pg",
+            &url,
+            question,
+            "--format",
+            "json",
+        ])
+        .success(),
+    );
+    let file = json(
+        &s.run(&["search", "--explain", question, "--format", "json"])
             .success(),
     );
-    let file = json(&s.run(&["search", question, "--format", "json"]).success());
     assert_eq!(keys(&pg), keys(&file));
     let (pg_rows, file_rows) = (
         pg["results"].as_array().unwrap(),
@@ -264,8 +275,16 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
     // and renderers as the file search.
     let broad_q = "索引の検索とスコアの計算";
     let broad = json(
-        &s.run(&["search", "--pg", &url, broad_q, "--format", "json"])
-            .success(),
+        &s.run(&[
+            "search",
+            "--explain",
+            "--pg",
+            &url,
+            broad_q,
+            "--format",
+            "json",
+        ])
+        .success(),
     );
     let broad_rows = broad["results"].as_array().unwrap();
     assert!(broad_rows.len() > 5, "{broad}");
@@ -273,6 +292,7 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
     let excluded = json(
         &s.run(&[
             "search",
+            "--explain",
             "--pg",
             &url,
             broad_q,
@@ -289,6 +309,7 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
     let grouped = json(
         &s.run(&[
             "search",
+            "--explain",
             "--pg",
             &url,
             broad_q,
@@ -308,8 +329,16 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
     let unique: std::collections::HashSet<&&str> = grouped_files.iter().collect();
     assert_eq!(unique.len(), grouped_files.len(), "{grouped}");
     let file_grouped = json(
-        &s.run(&["search", broad_q, "--group-by", "file", "--format", "json"])
-            .success(),
+        &s.run(&[
+            "search",
+            "--explain",
+            broad_q,
+            "--group-by",
+            "file",
+            "--format",
+            "json",
+        ])
+        .success(),
     );
     assert_eq!(keys(&grouped), keys(&file_grouped));
     // A file's other sections are folded into its result, as in the file search.
@@ -321,7 +350,7 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
             .any(|r| r["more"].as_array().is_some_and(|m| !m.is_empty())),
         "{grouped}"
     );
-    s.run(&["search", "--pg", &url, broad_q, "--collapse"])
+    s.run(&["search", "--explain", "--pg", &url, broad_q, "--collapse"])
         .success();
     let budgeted = json(
         &s.run(&[
@@ -330,15 +359,18 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
             &url,
             broad_q,
             "--max-chars",
-            "300",
+            "800",
             "--format",
             "json",
         ])
         .success(),
     );
-    // The budget cuts the first result's stored text (at a boundary within 300 characters).
-    let used = budgeted["budget"]["chars"].as_u64().unwrap();
-    assert!(used > 0 && used <= 300, "{budgeted}");
+    // The budget cuts the first result's stored text (the document within 800 characters).
+    let used = budgeted["budget"]["content_chars"].as_u64().unwrap();
+    assert!(
+        used > 0 && budgeted["budget"]["chars"].as_u64().unwrap() <= 800,
+        "{budgeted}"
+    );
     let first = &budgeted["results"][0];
     assert_eq!(first["truncated"], true, "{budgeted}");
     assert_eq!(
@@ -347,10 +379,20 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
         "{budgeted}"
     );
     let toon = s
-        .run(&["search", "--pg", &url, broad_q, "--format", "toon"])
+        .run(&[
+            "search",
+            "--explain",
+            "--pg",
+            &url,
+            broad_q,
+            "--format",
+            "toon",
+        ])
         .success();
     assert!(toon.stdout.contains("results["), "{}", toon.transcript());
-    let text = s.run(&["search", "--pg", &url, broad_q]).success();
+    let text = s
+        .run(&["search", "--explain", "--pg", &url, broad_q])
+        .success();
     assert!(
         text.stdout
             .contains(broad_rows[0]["reference"].as_str().unwrap()),
@@ -362,6 +404,7 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
     let pg = json(
         &s.run(&[
             "search",
+            "--explain",
             "--pg",
             &url,
             "--l2",
@@ -400,7 +443,7 @@ fn push_is_incremental_and_search_answers_like_the_file_search() {
 
     // KBIDX_PG_URL instead of --pg.
     let run = s
-        .command(&["search", question, "--format", "json"])
+        .command(&["search", "--explain", question, "--format", "json"])
         .env("KBIDX_PG_URL", &url)
         .output()
         .unwrap();
@@ -502,7 +545,15 @@ fn search_pg_applies_path_weights() {
     let question = "索引の検索とスコアの計算";
     let plain = json(
         &s.run(&[
-            "search", "--pg", &url, question, "--top", "30", "--format", "json",
+            "search",
+            "--explain",
+            "--pg",
+            &url,
+            question,
+            "--top",
+            "30",
+            "--format",
+            "json",
         ])
         .success(),
     );
@@ -517,6 +568,7 @@ fn search_pg_applies_path_weights() {
             "--config",
             "weights.toml",
             "search",
+            "--explain",
             "--pg",
             &url,
             question,
@@ -661,7 +713,16 @@ fn common_words_rank_a_bounded_candidate_set() {
         .success();
     let found = json(
         &s.run(&[
-            "search", "--pg", &url, "--l3", "alpha", "--l3", "bravo", "--format", "json",
+            "search",
+            "--explain",
+            "--pg",
+            &url,
+            "--l3",
+            "alpha",
+            "--l3",
+            "bravo",
+            "--format",
+            "json",
         ])
         .success(),
     );

@@ -145,3 +145,42 @@ fn read_takes_every_anchor_a_link_takes() {
     let found = sandbox.run(&["search", "--l3", "nothing"]).success();
     assert!(found.stdout.contains("only.json#_page"), "{}", found.stdout);
 }
+
+/// `kbidx read A B C` reads several sections into one document, says which
+/// section an anchor resolved to, and shares one budget.
+#[test]
+fn read_several_references_within_one_budget() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let refs = [
+        "troubleshooting.json#stale-index",
+        "guide/build.json#check",
+        "guide/build.json#options",
+    ];
+    let text = sandbox.run(&[&["read"][..], &refs[..]].concat()).success();
+    for r in refs {
+        assert!(text.stdout.contains(&format!("== {r}")), "{}", text.stdout);
+    }
+    let json = sandbox
+        .run(&[&["read", "--format", "json"][..], &refs[..]].concat())
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["version"], 2);
+    assert_eq!(doc["sections"].as_array().unwrap().len(), 3);
+    let budgeted = sandbox
+        .run(&[&["read", "--max-tokens", "200"][..], &refs[..]].concat())
+        .success();
+    assert!(budgeted.stdout.contains('…'), "{}", budgeted.stdout);
+    let whole: usize = text.stdout.chars().count();
+    assert!(budgeted.stdout.chars().count() < whole);
+    // A heading's slug resolves to its section id, and the document says so.
+    let by_heading = "guide/build.json#--check-で索引の鮮度を確認--check-mode";
+    let run = sandbox
+        .run(&["read", "--format", "json", by_heading, refs[0]])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["sections"][0]["reference"], "guide/build.json#check");
+    assert_eq!(doc["sections"][0]["requested"], by_heading, "{doc}");
+    // A file among several references is refused.
+    let mixed = sandbox.run(&["read", "guide/build.json", refs[0]]);
+    assert_eq!(mixed.code, 2, "{}", mixed.transcript());
+}

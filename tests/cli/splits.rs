@@ -40,6 +40,7 @@ fn split_accuracy(split: &str, corpus: &str, knowledge: &Path, floors: Floors) {
             hand_over: kbidx::config::HandOver::default(),
             expand: 0,
             second_search: 0,
+            document: kbidx::eval::DocumentFormat::default(),
         },
         Settings::default(),
     )

@@ -163,6 +163,7 @@ fn suggestions_are_whole_words() {
                 hand_over: kbidx::config::HandOver::default(),
                 expand: 0,
                 second_search: 1,
+                document: kbidx::eval::DocumentFormat::default(),
             },
             Settings::default(),
         )

@@ -337,6 +337,7 @@ pub(crate) fn evaluate(
         hand_over: kbidx::config::HandOver::default(),
         expand: 0,
         second_search: 0,
+        document: kbidx::eval::DocumentFormat::default(),
     };
     let settings = kbidx::search::Settings {
         body: None,

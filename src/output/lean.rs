@@ -1,0 +1,255 @@
+//! The lean search document: what an agent reads by default.
+//!
+//! An agent pays for every character kbidx prints. Per result the judge needs
+//! the reference (to cite and to `kbidx read`), the title, one score and the
+//! text handed over; the per-keyword explanations, the confidence signals and
+//! the suggestions are for people tuning a search, so they come only with
+//! `--explain` (suggestions also with `--suggest`). The three formats carry the
+//! same fields; text output prints each section's text as it is, unescaped,
+//! so that a judge can quote it.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde::ser::SerializeStruct as _;
+
+use super::{BudgetRow, Report, ResultRow, read};
+use crate::index::toon::quote;
+use crate::search::suggest::Suggestion;
+
+/// The lean document of `report` (`suggest`: with the suggestions).
+pub(crate) struct Lean<'a> {
+    pub(crate) report: &'a Report,
+    pub(crate) suggest: bool,
+}
+
+/// One result of the lean document.
+struct LeanRow<'a>(&'a ResultRow);
+
+impl Serialize for LeanRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mut m = s.serialize_struct("Result", 6)?;
+        m.serialize_field("reference", &r.reference)?;
+        if !r.title.is_empty() {
+            m.serialize_field("title", &r.title)?;
+        }
+        m.serialize_field("score", &r.normalized_score)?;
+        if !r.also.is_empty() {
+            m.serialize_field("also", &r.also)?;
+        }
+        if r.content.is_some() && r.truncated {
+            m.serialize_field("truncated", &true)?;
+        }
+        if let Some(content) = &r.content {
+            m.serialize_field("content", content)?;
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Lean<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.report;
+        let mut m = s.serialize_struct("Document", 7)?;
+        m.serialize_field("version", &r.version)?;
+        if !r.query_truncated.is_empty() {
+            m.serialize_field("query_truncated", &r.query_truncated)?;
+        }
+        if !r.notes.is_empty() {
+            m.serialize_field("notes", &r.notes)?;
+        }
+        m.serialize_field("total", &r.total)?;
+        if self.suggest {
+            m.serialize_field("suggest", &r.suggest)?;
+        }
+        let rows: Vec<LeanRow<'_>> = r.results.iter().map(LeanRow).collect();
+        m.serialize_field("results", &rows)?;
+        if let Some(budget) = &r.budget {
+            m.serialize_field("budget", budget)?;
+        }
+        m.end()
+    }
+}
+
+impl Lean<'_> {
+    /// The document as TOON: a fixed set of columns per result
+    /// (`reference,title,score,also`, then `truncated,content` when content
+    /// was asked for), whatever the results hold.
+    pub(crate) fn to_toon(&self) -> String {
+        let r = self.report;
+        let mut s = format!("version: {}\n", r.version);
+        for note in &r.query_truncated {
+            let _ = writeln!(s, "query_truncated: {}", quote(note, ','));
+        }
+        if !r.notes.is_empty() {
+            let notes: Vec<String> = r.notes.iter().map(|n| quote(n, ',')).collect();
+            let _ = writeln!(s, "notes[{}]: {}", notes.len(), notes.join(","));
+        }
+        let _ = writeln!(s, "total: {}", r.total);
+        if self.suggest {
+            push_suggest_table(&mut s, &r.suggest);
+        }
+        let with_content = r.budget.is_some() || r.results.iter().any(|x| x.content.is_some());
+        let mut fields = vec!["reference", "title", "score", "also"];
+        if with_content {
+            fields.extend(["truncated", "content"]);
+        }
+        let rows: Vec<Vec<String>> = r
+            .results
+            .iter()
+            .map(|x| {
+                let mut cells = vec![
+                    quote(&x.reference, ','),
+                    quote(&x.title, ','),
+                    x.normalized_score.to_string(),
+                    quote(&x.also.join(" "), ','),
+                ];
+                if with_content {
+                    cells.push((x.truncated && x.content.is_some()).to_string());
+                    cells.push(quote(x.content.as_deref().unwrap_or_default(), ','));
+                }
+                cells
+            })
+            .collect();
+        if rows.is_empty() {
+            s.push_str("results[0]:\n");
+        } else {
+            crate::index::toon::push_table(&mut s, "results", &fields, &rows);
+        }
+        if let Some(budget) = &r.budget {
+            push_toon_budget(&mut s, budget);
+        }
+        s
+    }
+
+    /// The document as text: a line per result (`[rank] reference  title
+    /// (score)`, the title without the section heading its text opens with),
+    /// its twins, and its text as the knowledge writes it, `…` on a line of
+    /// its own where the budget cut it; a blank line between results.
+    pub(crate) fn to_text(&self) -> String {
+        let r = self.report;
+        let mut s = String::new();
+        for note in &r.query_truncated {
+            let _ = writeln!(s, "note: query truncated: {note}");
+        }
+        if r.results.is_empty() {
+            s.push_str("no results\n");
+        }
+        for (i, x) in r.results.iter().enumerate() {
+            if i > 0 && (x.content.is_some() || r.results[i - 1].content.is_some()) {
+                s.push('\n');
+            }
+            let _ = write!(s, "[{}] {}", x.rank, read::quote_reference(&x.reference));
+            let title = header_title(&x.title, x.content.as_deref());
+            if !title.is_empty() {
+                let _ = write!(s, "  {title}");
+            }
+            let _ = writeln!(s, "  ({:.2})", x.normalized_score);
+            if !x.also.is_empty() {
+                let also: Vec<_> = x.also.iter().map(|a| read::quote_reference(a)).collect();
+                let _ = writeln!(s, "also: {}", also.join(" "));
+            }
+            if let Some(content) = &x.content {
+                s.push_str(content.trim_end());
+                s.push('\n');
+                if x.truncated && !content.trim_end().ends_with(super::GAP) {
+                    s.push_str(super::GAP);
+                    s.push('\n');
+                }
+            }
+        }
+        if self.suggest && !r.suggest.is_empty() {
+            let words: Vec<String> = r
+                .suggest
+                .iter()
+                .map(|w| format!("{} ({}, {})", w.word, w.level, w.results))
+                .collect();
+            let _ = writeln!(s, "suggest: {}", words.join(", "));
+        }
+        if let Some(budget) = &r.budget {
+            if r.results.iter().any(|x| x.content.is_some()) {
+                s.push('\n');
+            }
+            s.push_str(&budget.describe());
+        }
+        s
+    }
+}
+
+/// The title a text result line shows: without its section's heading when
+/// the content opens with that heading (`## heading`), which says it anyway.
+fn header_title<'t>(title: &'t str, content: Option<&str>) -> &'t str {
+    let heading = content
+        .and_then(|c| c.lines().next())
+        .and_then(|line| line.strip_prefix("## "))
+        .map(str::trim);
+    match heading {
+        Some(h) if !h.is_empty() => title
+            .strip_suffix(h)
+            .and_then(|rest| rest.strip_suffix(" / "))
+            .unwrap_or(title),
+        _ => title,
+    }
+}
+
+/// The `suggest` table in TOON.
+pub(super) fn push_suggest_table(s: &mut String, suggest: &[Suggestion]) {
+    if suggest.is_empty() {
+        s.push_str("suggest[0]:\n");
+        return;
+    }
+    let rows: Vec<Vec<String>> = suggest
+        .iter()
+        .map(|w| {
+            vec![
+                quote(&w.word, ','),
+                w.level.to_string(),
+                w.results.to_string(),
+            ]
+        })
+        .collect();
+    crate::index::toon::push_table(s, "suggest", &["word", "level", "results"], &rows);
+}
+
+/// The `budget` object in TOON.
+pub(super) fn push_toon_budget(s: &mut String, budget: &BudgetRow) {
+    s.push_str("budget:\n");
+    for (key, cap) in [
+        ("max_chars", budget.caps.max_chars),
+        ("max_tokens", budget.caps.max_tokens),
+        ("max_chars_per_result", budget.caps.max_chars_per_result),
+        ("max_tokens_per_result", budget.caps.max_tokens_per_result),
+    ] {
+        if let Some(cap) = cap {
+            let _ = writeln!(s, "  {key}: {cap}");
+        }
+    }
+    let _ = writeln!(
+        s,
+        "  chars: {}\n  tokens: {}\n  content_chars: {}\n  content_tokens: {}",
+        budget.chars, budget.tokens, budget.content_chars, budget.content_tokens
+    );
+    if budget.passages {
+        s.push_str("  passages: true\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::header_title;
+
+    #[test]
+    fn a_result_line_leaves_out_the_heading_its_text_opens_with() {
+        let cases = [
+            ("File / Sec / A", Some("## Sec / A\ntext"), "File"),
+            ("File / Sec", Some("## Other\ntext"), "File / Sec"),
+            ("File / Sec", None, "File / Sec"),
+            ("File", Some("## File\ntext"), "File"),
+            ("File / Sec", Some("text first"), "File / Sec"),
+        ];
+        for (title, content, shown) in cases {
+            assert_eq!(header_title(title, content), shown, "{title:?} {content:?}");
+        }
+    }
+}
