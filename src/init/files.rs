@@ -100,8 +100,10 @@ pub(crate) fn skill(name: &str, topics: &[String], layout: &Layout, example: &Ex
          kbidx search {question} --max-tokens 6000\n\
          ```\n\
          \n\
-         Results come best first: a reference `FILE#SECTION`, a title and as much of the\n\
-         section's text as fits in 6,000 tokens. `confidence` says how far to trust them.\n\
+         The output is the best sections first, within the budget: per result a line\n\
+         `[rank] reference  title  (score)`, then the section's text (a long section as the\n\
+         blocks that hold the question's words, `…` where text is left out; results past the\n\
+         budget as their line only). The last line says what the output cost.\n\
          \n\
          ## 2. Read more when needed\n\
          \n\
@@ -111,13 +113,14 @@ pub(crate) fn skill(name: &str, topics: &[String], layout: &Layout, example: &Ex
          \n\
          ## 3. Answer\n\
          \n\
-         - `confidence: low`, or a part of the question left uncovered: search once more with\n\
-         \x20 other words (the `suggest` line lists fitting words of the knowledge).\n\
-         - Answer only from the sections' text and cite each reference you used.\n\
-         - Nothing relevant found: say the knowledge base does not cover it; do not guess.\n\
+         - Answer from the sections that answer the question, citing their references.\n\
+         - Search again only when what you read does not answer it, with the words the knowledge\n\
+         \x20 itself uses in the titles and text you read; never repeat a search's words.\n\
+         - Exit 1 (no results), or nothing relevant after a second search: say the knowledge base\n\
+         \x20 does not cover it; do not guess. Exit 2: an error; its message says what to fix.\n\
          \n\
-         With an MCP client (`.mcp.json`, `.vscode/mcp.json`), the `search` and `read` tools of\n\
-         the `kbidx` server take the same question and references.\n",
+         With an MCP client (`.mcp.json`, `.vscode/mcp.json`), the tools `search` (`question`,\n\
+         `max_tokens`) and `read` (`references`) of the `kbidx` server print the same.\n",
         description = serde_json::Value::from(description),
         knowledge = layout.knowledge,
         index = layout.index,
@@ -129,7 +132,10 @@ pub(crate) fn skill(name: &str, topics: &[String], layout: &Layout, example: &Ex
 /// The `kbidx read` lines of the skill, their comments aligned.
 fn read_lines(reference: &str, file: &str) -> String {
     let lines = [
-        (format!("kbidx read {reference}"), "one whole section"),
+        (
+            format!("kbidx read {reference}"),
+            "a whole section (several: REF REF…)",
+        ),
         (format!("kbidx read {file}"), "the sections of a file"),
         (
             format!("kbidx read {reference} --links"),
