@@ -361,7 +361,7 @@ fn init_on_nabledge_6_small() {
     );
     assert!(first.stdout.contains("\n$ kbidx search "), "{first:?}");
     assert!(
-        first.stdout.contains("\n  1. "),
+        first.stdout.contains("\n[1] "),
         "no search result:\n{first:?}"
     );
     // Both languages: Japanese text with Java names, annotations and keys in it.
