@@ -55,7 +55,8 @@ say "PyPI: maturin build --release --locked, pip install --no-index into a fresh
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$work/wheels"/kbidx-"$version"-*.whl
 
-# The system's PATH without any directory that holds cargo or rustc (~/.cargo/bin).
+# The system's PATH without any directory that holds cargo or rustc (rustup's ~/.cargo/bin; a
+# distribution's cargo in /usr/bin would take node and git with it, and the run fails loudly).
 clean_path=""
 IFS=: read -r -a dirs <<<"$PATH"
 for d in "${dirs[@]}"; do
@@ -72,9 +73,13 @@ use() {
   chmod -R u+w "$repo"
   (
     export PATH="$bin:$clean_path"
-    set -x
-    ! command -v cargo && ! command -v rustc
+    # (`! cmd` would not stop the script under set -e: test it explicitly.)
+    if command -v cargo || command -v rustc; then
+      echo "check-packages: a Rust toolchain is still on PATH" >&2
+      exit 1
+    fi
     test "$(command -v kbidx)" = "$bin/kbidx"
+    set -x
     kbidx --version
     cd "$repo"
     git init --quiet .
