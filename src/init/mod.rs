@@ -191,36 +191,47 @@ pub(crate) fn run(args: InitArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
     }
     let config = plan.config.as_os_str();
     let question = plan.example.question.as_str();
-    let build: [&std::ffi::OsStr; 4] = [
-        "kbidx".as_ref(),
-        "--config".as_ref(),
-        config,
-        "build".as_ref(),
-    ];
+    let build = |format: &'static str| -> Vec<&std::ffi::OsStr> {
+        ["kbidx", "--config"]
+            .into_iter()
+            .map(std::ffi::OsStr::new)
+            .chain([config])
+            .chain(
+                ["build", "--format", format]
+                    .into_iter()
+                    .map(std::ffi::OsStr::new),
+            )
+            .collect()
+    };
     let top = TOP.to_string();
-    let search: [&std::ffi::OsStr; 7] = [
-        "kbidx".as_ref(),
-        "--config".as_ref(),
-        config,
-        "search".as_ref(),
-        question.as_ref(),
-        "--top".as_ref(),
-        top.as_ref(),
-    ];
+    // The question after `--`: a title may start with `-`.
+    let search = |format: &'static str| -> Vec<&std::ffi::OsStr> {
+        ["kbidx", "--config"]
+            .into_iter()
+            .map(std::ffi::OsStr::new)
+            .chain([config])
+            .chain(
+                ["search", "--format", format, "--top", top.as_str(), "--"]
+                    .into_iter()
+                    .map(std::ffi::OsStr::new),
+            )
+            .chain([std::ffi::OsStr::new(question)])
+            .collect()
+    };
     if json {
-        let build = capture(&build, err)?;
-        let search = capture(&search, err)?;
+        let build = capture(&build("json"), err)?;
+        let search = capture(&search("json"), err)?;
         return finish(json, &report(&files, false, Some(build), Some(search)), out);
     }
     writeln!(out, "\n$ kbidx build").map_err(stdout)?;
-    crate::cli::run(parse(&build)?, out, err)?;
+    crate::cli::run(parse(&build("text"))?, out, err)?;
     writeln!(
         out,
         "\n$ kbidx search {} --top {TOP}",
         shell_quote(question)
     )
     .map_err(stdout)?;
-    crate::cli::run(parse(&search)?, out, err)?;
+    crate::cli::run(parse(&search("text"))?, out, err)?;
     writeln!(
         out,
         "\nkbidx is set up: commit these files, run `pre-commit install`, and ask your agent."
@@ -244,15 +255,10 @@ fn parse(args: &[&std::ffi::OsStr]) -> Result<crate::cli::Cli> {
     crate::cli::Cli::try_parse_from(args).map_err(|e| Error::Usage(e.to_string()))
 }
 
-/// Runs a command line with `--format json` and returns its document.
+/// Runs a command line (one with `--format json`) and returns its document.
 fn capture(args: &[&std::ffi::OsStr], err: &mut dyn Write) -> Result<serde_json::Value> {
-    let mut with_json: Vec<&std::ffi::OsStr> = args.to_vec();
-    with_json.extend([
-        std::ffi::OsStr::new("--format"),
-        std::ffi::OsStr::new("json"),
-    ]);
     let mut buffer = Vec::new();
-    crate::cli::run(parse(&with_json)?, &mut buffer, err)?;
+    crate::cli::run(parse(args)?, &mut buffer, err)?;
     serde_json::from_slice(&buffer).map_err(|e| Error::data("<stdout>", e.to_string()))
 }
 
@@ -307,8 +313,10 @@ fn plan(args: &InitArgs) -> Result<Plan> {
     let entries = &built.index.entries;
     let example = entries
         .iter()
-        .find(|e| e.title.contains(" / "))
-        .or_else(|| entries.first())
+        // A section's own title (file / section) reads best as a question; one starting with
+        // `-` would read as an option in the skill's example.
+        .filter(|e| !e.title.starts_with('-') && !e.title.trim().is_empty())
+        .min_by_key(|e| !e.title.contains(" / "))
         .map(|e| Example {
             question: e.title.clone(),
             reference: e.reference.clone(),
