@@ -1009,10 +1009,15 @@ fn run_build(
         }
         if built.left_out.total() > 0 && !args.quiet {
             let l = built.left_out;
+            let fields = if l.fields > 0 {
+                format!(", fields that are not indexed {}", l.fields)
+            } else {
+                String::new()
+            };
             writeln!(
                 err,
                 "note: {} characters of the knowledge are in no index row \
-                 (page text {}, sections {}, index entries {}) in {} files, \
+                 (page text {}, sections {}, index entries {}{fields}) in {} files, \
                  e.g. {}; `kbidx lint` lists them",
                 l.total(),
                 l.page,
@@ -1020,6 +1025,21 @@ fn run_build(
                 l.index,
                 built.left_out_files.len(),
                 built.left_out_files[0].0
+            )
+            .map_err(stdio)?;
+        }
+        if !built.left_out_fields.is_empty() && !args.quiet {
+            // Named even when the rows hold their text: nothing is
+            // dropped silently.
+            let fields: Vec<String> = built
+                .left_out_fields
+                .iter()
+                .map(|f| format!("{} ({} files)", f.name, f.files))
+                .collect();
+            writeln!(
+                err,
+                "note: top-level fields that are not indexed (neither page text nor structure): {}",
+                fields.join(", ")
             )
             .map_err(stdio)?;
         }
@@ -1096,6 +1116,7 @@ fn run_build(
                     .take(20)
                     .map(|(f, _)| f.clone())
                     .collect(),
+                fields: built.left_out_fields,
             },
             warnings: built.warnings,
             notes,
