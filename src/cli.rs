@@ -56,7 +56,7 @@ pub(crate) enum Command {
     Build(BuildArgs),
     /// Rank index sections for levelled keywords or a plain question.
     Search(SearchArgs),
-    /// Print one section's content: `kbidx read path/to/file.json#section`.
+    /// Print sections' content: `kbidx read path/to/file.json#section [MORE…]`.
     Read(ReadArgs),
     /// Measure ranking accuracy on a JSON Lines query set (Recall@k, MRR, nDCG@10).
     Eval(EvalArgs),
