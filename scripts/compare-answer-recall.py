@@ -25,6 +25,7 @@ def run(kbidx, index, corpus, split, extra):
     out = subprocess.run(
         [kbidx, "--config", "/dev/null", "eval", "--index", index,
          "--knowledge", f"../shared/corpora/nabledge-6-{corpus}", "--mode", "keywords,question",
+         "--scoring", "default",
          "--format", "json", "--eval", f"tests/fixtures/eval/{split}/{corpus}.jsonl"] + extra,
         capture_output=True, text=True, check=True).stdout
     rows = {}

@@ -58,7 +58,7 @@ pub(crate) enum Command {
     Build(BuildArgs),
     /// Rank index sections for levelled keywords or a plain question.
     Search(SearchArgs),
-    /// Print one section's content: `kbidx read path/to/file.json#section`.
+    /// Print sections' content: `kbidx read path/to/file.json#section [MORE…]`.
     Read(ReadArgs),
     /// Measure ranking accuracy on a JSON Lines query set (Recall@k, MRR, nDCG@10).
     Eval(EvalArgs),
@@ -1012,10 +1012,15 @@ fn run_build(
         }
         if built.left_out.total() > 0 && !args.quiet {
             let l = built.left_out;
+            let fields = if l.fields > 0 {
+                format!(", fields that are not indexed {}", l.fields)
+            } else {
+                String::new()
+            };
             writeln!(
                 err,
                 "note: {} characters of the knowledge are in no index row \
-                 (page text {}, sections {}, index entries {}) in {} files, \
+                 (page text {}, sections {}, index entries {}{fields}) in {} files, \
                  e.g. {}; `kbidx lint` lists them",
                 l.total(),
                 l.page,
@@ -1023,6 +1028,21 @@ fn run_build(
                 l.index,
                 built.left_out_files.len(),
                 built.left_out_files[0].0
+            )
+            .map_err(stdio)?;
+        }
+        if !built.left_out_fields.is_empty() && !args.quiet {
+            // Named even when the rows hold their text: nothing is
+            // dropped silently.
+            let fields: Vec<String> = built
+                .left_out_fields
+                .iter()
+                .map(|f| format!("{} ({} files)", f.name, f.files))
+                .collect();
+            writeln!(
+                err,
+                "note: top-level fields that are not indexed (neither page text nor structure): {}",
+                fields.join(", ")
             )
             .map_err(stdio)?;
         }
@@ -1099,6 +1119,7 @@ fn run_build(
                     .take(20)
                     .map(|(f, _)| f.clone())
                     .collect(),
+                fields: built.left_out_fields,
             },
             warnings: built.warnings,
             notes,

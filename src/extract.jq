@@ -19,13 +19,13 @@
 #   2. sections[] as an array of {id, title, ...} and no index
 #      (nabledge-6-fulltext): one record per section; title = "<file title> /
 #      <section title>", so that both are searchable; hints = "" (none).
-#   Both: a file with page text (top-level fields other than id, title,
-#      index, sections, official_doc_urls, no_knowledge_content and version,
-#      such as nabledge-6-fulltext's page introductions in `content`) first
-#      gets the record {reference: "<path>#_page", title: <file title>,
-#      hints: []}: kbidx reads the page text as the text of section `_page`
-#      (docs/knowledge.md, "Page text"). A file whose own sections have an id `_page`
-#      keeps that section instead.
+#   Both: a file with page text (a top-level `content` that is not empty,
+#      such as nabledge-6-fulltext's page introductions) first gets the
+#      record {reference: "<path>#_page", title: <file title>, hints: []}:
+#      kbidx reads the page text as the text of section `_page`
+#      (docs/knowledge.md, "Page text"). A file whose own sections have an
+#      id `_page` keeps that section instead. Other top-level fields are not
+#      page text: kbidx names them in build's left_out.
 # Anything else (e.g. a JSON file with neither) yields no records.
 #
 # The program is plain jq: it runs unchanged under `jq --arg path P -c -f`.
@@ -46,14 +46,10 @@ def full_title($file; $section):
 def all_strings: length == 0 or (sort | .[0] >= "" and .[-1] < []);
 def all_arrays: length == 0 or (sort | .[0] >= [] and .[-1] < {});
 
-# Whether the file has page text: a top-level field outside the structure
-# and metadata whose value is not empty.
-def has_page:
-  [to_entries[]
-   | select(.key as $k | ["id", "title", "index", "sections", "official_doc_urls",
-                          "no_knowledge_content", "version"] | index([$k]) | not)
-   | .value | select(. != null and . != "" and . != [] and . != {})]
-  | length > 0;
+# Whether the file has page text: a top-level `content` that is not empty.
+# Other top-level fields are not page text (kbidx names them in build's
+# left_out).
+def has_page: .content | . != null and . != "" and . != [] and . != {};
 
 # Speed (kbidx runs this with jaq, where every step has a fixed cost): type
 # tests are comparisons (`type` is a jq definition in jaq), each file's

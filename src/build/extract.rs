@@ -403,7 +403,7 @@ mod tests {
             run(DEFAULT_PROGRAM, only),
             Ok(vec![entry("a.json#_page", "Page", "")])
         );
-        // Empty page fields and metadata make no row; a section of the
+        // An empty `content` and metadata make no row; a section of the
         // file's own named `_page` keeps its place.
         for doc in [
             r#"{"title":"Page","content":"","official_doc_urls":["u"],"version":"6","sections":[]}"#,
@@ -412,6 +412,10 @@ mod tests {
             let records = run(DEFAULT_PROGRAM, doc).unwrap_or_default();
             assert!(records.len() <= 1, "{doc}: {records:?}");
         }
+        // Other top-level fields are not page text: no row.
+        let other =
+            r#"{"title":"Page","sheet_type":"P2","p2_raw_lines":[[[1,"x"]]],"sections":[]}"#;
+        assert_eq!(run(DEFAULT_PROGRAM, other), Ok(vec![]));
     }
 
     #[test]

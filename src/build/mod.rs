@@ -21,7 +21,7 @@ use crate::error::{Error, Result, display};
 use crate::index::model::Index;
 use crate::index::toon;
 use crate::knowledge;
-use crate::knowledge::content::LeftOut;
+use crate::knowledge::content::{FieldLeftOut, LeftOut};
 
 /// Everything `kbidx build` needs to know, already resolved from flags and `kbidx.toml`.
 #[derive(Debug, Clone)]
@@ -62,6 +62,9 @@ pub struct Built {
     pub left_out: LeftOut,
     /// The files with content left out, in file order, with their counts.
     pub left_out_files: Vec<(String, LeftOut)>,
+    /// The top-level fields that are not indexed (neither page text nor
+    /// structure or metadata), by name, summed over the files.
+    pub left_out_fields: Vec<FieldLeftOut>,
 }
 
 /// [`build`], stopped with [`Error::Timeout`] when it takes longer than
@@ -162,10 +165,18 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
     let mut anchors = HashMap::new();
     let mut left_out = LeftOut::default();
     let mut left_out_files = Vec::new();
+    let mut left_out_fields: std::collections::BTreeMap<String, FieldLeftOut> =
+        std::collections::BTreeMap::new();
     for (file, extracted) in found.files.iter().zip(extracted) {
         if extracted.left_out.total() > 0 {
             left_out.add(extracted.left_out);
             left_out_files.push((file.relative.clone(), extracted.left_out));
+        }
+        for field in &extracted.left_out_fields {
+            left_out_fields
+                .entry(field.name.clone())
+                .and_modify(|sum| sum.add(field))
+                .or_insert_with(|| field.clone());
         }
         let mut file_candidates = extracted.candidates.into_iter();
         let mut file_links = extracted.links.into_iter();
@@ -200,6 +211,7 @@ pub fn build(options: &BuildOptions) -> Result<Built> {
         links,
         left_out,
         left_out_files,
+        left_out_fields: left_out_fields.into_values().collect(),
     })
 }
 
@@ -243,6 +255,8 @@ struct FileOutput {
     anchors: crate::links::resolve::Anchors,
     /// Its string content that no row holds.
     left_out: LeftOut,
+    /// Its top-level fields that are not indexed.
+    left_out_fields: Vec<FieldLeftOut>,
 }
 
 /// Reads and extracts every file with one compiled program, on as many
@@ -345,12 +359,14 @@ fn extract_one(
             Record::Warning(_) => None,
         }),
     );
+    let (left_out, left_out_fields) = crate::knowledge::content::left_out(document.value(), &held);
     Ok(FileOutput {
         records,
         candidates,
         links,
         anchors,
-        left_out: crate::knowledge::content::left_out(document.value(), &held),
+        left_out,
+        left_out_fields,
     })
 }
 

@@ -6,11 +6,12 @@
 //! object of markdown strings, as an object of structured objects (rendered
 //! as readable markdown), and as an array of `{id, title, content}`.
 //!
-//! A file's text outside its sections (its page text: a page introduction in
-//! a top-level `content`, or any other top-level field that is not the
-//! file's structure or metadata) is a section too, with the reserved id
+//! A file's page text (a page introduction in its top-level `content`, the
+//! one field [`PAGE_TEXT`] names) is a section too, with the reserved id
 //! [`PAGE_ID`]: a sixth of nabledge-6-fulltext's text is page text, and 153
 //! of its files have nothing else. [`page_text`] says exactly what it holds.
+//! Other top-level fields (a converter's copies of the page, such as
+//! fulltext's `p2_raw_lines`) are not indexed: [`left_out`] names them.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -25,10 +26,10 @@ use crate::error::{Error, Result};
 /// with this id keeps it, and its page text is not indexed.
 pub(crate) const PAGE_ID: &str = "_page";
 
-/// Top-level keys that are not page text: the file's structure (read as
+/// Top-level keys that are not content: the file's structure (read as
 /// title, index entries and sections) and metadata (the official pages'
 /// addresses, flags and versions), which are not knowledge to search.
-pub(crate) const NOT_PAGE_TEXT: [&str; 7] = [
+pub(crate) const NOT_CONTENT: [&str; 7] = [
     "id",
     "title",
     "index",
@@ -37,6 +38,13 @@ pub(crate) const NOT_PAGE_TEXT: [&str; 7] = [
     "no_knowledge_content",
     "version",
 ];
+
+/// The top-level fields that are page text. Any other field outside
+/// [`NOT_CONTENT`] is not indexed and is reported by name (see
+/// [`left_out`]): nabledge-6-fulltext's spreadsheet pages carry the page's
+/// lines again in `p2_raw_lines`, `p2_headings` and the like, and as page
+/// text they put it in front of the reader twice.
+pub(crate) const PAGE_TEXT: [&str; 1] = ["content"];
 use crate::index::model::split_reference;
 use crate::knowledge::{Document, Root};
 
@@ -232,20 +240,15 @@ pub(crate) fn section_text(doc: &Value, id: &str) -> Option<String> {
     Sections::new(doc).text(id)
 }
 
-/// The page text of `doc`: its top-level fields other than [`NOT_PAGE_TEXT`],
-/// in file order (`content` as it is, any other field under its name, as
-/// [`render`] writes it), without the strings that a section's text already
-/// holds (white space ignored: nabledge-6-fulltext's spreadsheet pages keep
-/// their rows both as sections and as raw `data_rows`). `None` when nothing
-/// is left.
+/// The page text of `doc`: its [`PAGE_TEXT`] field (`content` as it is, or
+/// rendered as [`render`] writes it when it is not a string), without the
+/// strings that a section's text already holds (white space ignored). `None`
+/// when nothing is left.
 pub(crate) fn page_text(doc: &Value) -> Option<String> {
     let Value::Object(top) = doc else {
         return None;
     };
-    let page: Vec<(&String, &Value)> = top
-        .iter()
-        .filter(|(key, _)| !NOT_PAGE_TEXT.contains(&key.as_str()))
-        .collect();
+    let page: Vec<&Value> = PAGE_TEXT.iter().filter_map(|key| top.get(*key)).collect();
     if page.is_empty() {
         return None;
     }
@@ -255,18 +258,13 @@ pub(crate) fn page_text(doc: &Value) -> Option<String> {
         s.is_empty() || memchr::memmem::find(held.as_bytes(), s.as_bytes()).is_some()
     };
     let mut parts = Vec::new();
-    for (key, value) in page {
+    for value in page {
         let Some(value) = prune(value, &finder) else {
             continue;
         };
-        let text = match (key.as_str(), &value) {
-            ("content", Value::String(s)) => s.trim().to_owned(),
-            ("content", other) => render(other),
-            (key, other) => {
-                let mut one = serde_json::Map::new();
-                one.insert(key.to_owned(), other.clone());
-                render(&Value::Object(one))
-            }
+        let text = match &value {
+            Value::String(s) => s.trim().to_owned(),
+            other => render(other),
         };
         if !text.trim().is_empty() {
             parts.push(text);
@@ -281,18 +279,20 @@ pub(crate) fn page_text(doc: &Value) -> Option<String> {
 /// and levels of sections and index entries are not content.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct LeftOut {
-    /// Top-level page text.
+    /// Top-level page text ([`PAGE_TEXT`]).
     pub page: usize,
     /// Text inside `sections`.
     pub sections: usize,
     /// Index entries' titles and hints.
     pub index: usize,
+    /// Other top-level fields, which are not indexed ([`FieldLeftOut`]).
+    pub fields: usize,
 }
 
 impl LeftOut {
     /// All characters left out.
     pub fn total(&self) -> usize {
-        self.page + self.sections + self.index
+        self.page + self.sections + self.index + self.fields
     }
 
     /// Adds `other`'s counts.
@@ -300,23 +300,66 @@ impl LeftOut {
         self.page += other.page;
         self.sections += other.sections;
         self.index += other.index;
+        self.fields += other.fields;
+    }
+}
+
+/// A top-level field that is neither page text nor structure or metadata,
+/// with string content: not indexed, so named, with how much of its text
+/// the rows hold anyway (its strings are often copies of the page's).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FieldLeftOut {
+    /// The field's name.
+    pub name: String,
+    /// The knowledge files that have it.
+    pub files: usize,
+    /// Characters of its strings, white space not counted.
+    pub chars: usize,
+    /// Of those, the characters in no index row ([`LeftOut::fields`]).
+    pub in_no_row: usize,
+}
+
+impl FieldLeftOut {
+    /// Adds `other`'s counts (the same field in another file).
+    pub fn add(&mut self, other: &Self) {
+        self.files += other.files;
+        self.chars += other.chars;
+        self.in_no_row += other.in_no_row;
     }
 }
 
 /// What of `doc`'s string content the rows made of it do not hold: a string
 /// counts as held when it occurs, white space ignored, in `rows` (the rows'
-/// titles, hints and texts, one after another).
-pub(crate) fn left_out(doc: &Value, rows: &str) -> LeftOut {
+/// titles, hints and texts, one after another). Also the fields that are not
+/// indexed, each with the characters of its strings and how many of them no
+/// row holds, in file order.
+pub(crate) fn left_out(doc: &Value, rows: &str) -> (LeftOut, Vec<FieldLeftOut>) {
+    // Where a string sits: page text, sections, index, then the other
+    // fields, `FIELD + i` for `fields[i]`.
+    const PAGE: usize = 0;
+    const SECTIONS: usize = 1;
+    const INDEX: usize = 2;
+    const FIELD: usize = 3;
     let mut strings: Vec<(usize, &str)> = Vec::new();
+    let mut fields = Vec::new();
     let Value::Object(top) = doc else {
-        return LeftOut::default();
+        return (LeftOut::default(), fields);
     };
     for (key, value) in top {
         match key.as_str() {
-            "id" | "title" | "official_doc_urls" | "no_knowledge_content" | "version" => {}
-            "sections" => leaves(value, &["id", "level"], 1, &mut strings),
-            "index" => leaves(value, &["id"], 2, &mut strings),
-            _ => leaves(value, &[], 0, &mut strings),
+            "sections" => leaves(value, &["id", "level"], SECTIONS, &mut strings),
+            "index" => leaves(value, &["id"], INDEX, &mut strings),
+            key if NOT_CONTENT.contains(&key) => {}
+            key if PAGE_TEXT.contains(&key) => leaves(value, &[], PAGE, &mut strings),
+            key => {
+                leaves(value, &[], FIELD + fields.len(), &mut strings);
+                fields.push(FieldLeftOut {
+                    name: key.to_owned(),
+                    files: 1,
+                    chars: 0,
+                    in_no_row: 0,
+                });
+            }
         }
     }
     let squeezed: Vec<String> = strings.iter().map(|(_, s)| squeeze(s)).collect();
@@ -324,16 +367,26 @@ pub(crate) fn left_out(doc: &Value, rows: &str) -> LeftOut {
     let held = held_in(&squeeze(rows), &patterns);
     let mut out = LeftOut::default();
     for (((place, _), s), held) in strings.iter().zip(&squeezed).zip(held) {
-        if !held {
-            let chars = s.chars().count();
-            match place {
-                0 => out.page += chars,
-                1 => out.sections += chars,
-                _ => out.index += chars,
+        let chars = s.chars().count();
+        if let Some(field) = place.checked_sub(FIELD) {
+            fields[field].chars += chars;
+        }
+        if held {
+            continue;
+        }
+        match *place {
+            PAGE => out.page += chars,
+            SECTIONS => out.sections += chars,
+            INDEX => out.index += chars,
+            field => {
+                out.fields += chars;
+                fields[field - FIELD].in_no_row += chars;
             }
         }
     }
-    out
+    // A field of numbers, flags or empty strings only has no text to name.
+    fields.retain(|f| f.chars > 0);
+    (out, fields)
 }
 
 /// Whether each of `patterns` occurs in `hay` (an empty pattern does).
@@ -702,7 +755,7 @@ mod tests {
     }
 
     #[test]
-    fn page_text_is_the_top_level_text_the_sections_do_not_hold() {
+    fn page_text_is_the_content_the_sections_do_not_hold() {
         let cases = [
             // A page introduction, as nabledge-6-fulltext writes it.
             (
@@ -710,13 +763,26 @@ mod tests {
                                    "sections": [{"id": "s1", "title": "A", "content": "body"}]}),
                 Some("intro"),
             ),
-            // Other top-level fields under their names; strings a section
-            // already holds (white space ignored) are left out.
+            // Only `content`: other top-level fields (a spreadsheet page's
+            // copies of its lines and rows) are not page text.
             (
-                serde_json::json!({"title": "T", "content": "intro", "sheet": "P1",
-                                   "rows": [["body  text", "extra"], ["body text"]],
+                serde_json::json!({"title": "T", "content": "intro\nline", "sheet_type": "P2",
+                                   "p2_raw_lines": [[[1, "intro"]], [[2, "line"]]],
+                                   "p2_headings": [{"text": "intro", "level": 3}],
                                    "sections": [{"id": "s1", "content": "body text"}]}),
-                Some("intro\n\nsheet: P1\n\nrows:\n  - - extra"),
+                Some("intro\nline"),
+            ),
+            // Structured content is rendered; strings a section already
+            // holds (white space ignored) are left out of it.
+            (
+                serde_json::json!({"title": "T", "content": {"rows": [["body  text", "extra"], ["body text"]]},
+                                   "sections": [{"id": "s1", "content": "body text"}]}),
+                Some("rows:\n  - - extra"),
+            ),
+            // Other fields only: no page text.
+            (
+                serde_json::json!({"title": "T", "sheet_type": "P1", "sections": []}),
+                None,
             ),
             // Structure and metadata only: no page text.
             (
@@ -785,13 +851,51 @@ mod tests {
         let rows = "T / Entry\nhint\nsection a\n";
         assert_eq!(
             left_out(&doc, rows),
-            LeftOut {
-                page: 8,
-                sections: 6,
-                index: 0
-            }
+            (
+                LeftOut {
+                    page: 8,
+                    sections: 6,
+                    index: 0,
+                    fields: 0
+                },
+                vec![]
+            )
         );
         let all = "T / Entry\nhint\nsection a\npage  text\norphan";
-        assert_eq!(left_out(&doc, all).total(), 0);
+        assert_eq!(left_out(&doc, all).0.total(), 0);
+    }
+
+    #[test]
+    fn left_out_names_the_fields_that_are_not_page_text() {
+        // A spreadsheet page as nabledge-6-fulltext writes it: its lines
+        // again in `p2_raw_lines`, its headings in `p2_headings`.
+        let doc = serde_json::json!({
+            "id": "p", "title": "T", "content": "Intro\nline one", "sheet_type": "P2",
+            "p2_headings": [{"text": "Intro", "level": 3}],
+            "p2_raw_lines": [[[1, "Intro"]], [[2, "line one"]], [[3, "only here"]]],
+            "p2_base_col": 1, "sections": []});
+        let rows = "T\n\nIntro\nline one\n";
+        let field = |name: &str, chars, in_no_row| FieldLeftOut {
+            name: name.to_owned(),
+            files: 1,
+            chars,
+            in_no_row,
+        };
+        assert_eq!(
+            left_out(&doc, rows),
+            (
+                LeftOut {
+                    page: 0,
+                    sections: 0,
+                    index: 0,
+                    fields: 2 + 8
+                },
+                vec![
+                    field("sheet_type", 2, 2),
+                    field("p2_headings", 5, 0),
+                    field("p2_raw_lines", 5 + 7 + 8, 8),
+                ]
+            )
+        );
     }
 }

@@ -231,13 +231,28 @@ pub(crate) fn lint(options: &LintOptions) -> Result<Report> {
             }
         }
         if on(Rule::ContentNotIndexed) {
-            let missing = crate::knowledge::content::left_out(value, &held);
+            let (missing, fields) = crate::knowledge::content::left_out(value, &held);
             if missing.total() > 0 {
+                // Fields that are not indexed, named with what no row holds of them.
+                let fields: Vec<String> = fields
+                    .iter()
+                    .filter(|f| f.in_no_row > 0)
+                    .map(|f| format!("{} {}", f.name, f.in_no_row))
+                    .collect();
+                let fields = if fields.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", {} in fields that are not indexed ({})",
+                        missing.fields,
+                        fields.join(", ")
+                    )
+                };
                 findings.push(finding(
                     Rule::ContentNotIndexed,
                     None,
                     format!(
-                        "{} chars of string content (white space not counted) are in no index row: {} of page text, {} in sections, {} in index entries",
+                        "{} chars of string content (white space not counted) are in no index row: {} of page text, {} in sections, {} in index entries{fields}",
                         missing.total(),
                         missing.page,
                         missing.sections,

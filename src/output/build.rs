@@ -72,4 +72,8 @@ pub(crate) struct LeftOutReport {
     pub by_reason: crate::knowledge::content::LeftOut,
     /// The files with content left out (at most 20, in file order).
     pub files: Vec<String>,
+    /// The top-level fields that are not indexed (neither page text nor
+    /// structure or metadata), by name: in how many files, the characters of
+    /// their strings and how many of those no row holds.
+    pub fields: Vec<crate::knowledge::content::FieldLeftOut>,
 }

@@ -502,3 +502,222 @@ fn build_progress_only_on_a_terminal() {
     );
     assert!(shown.contains("tty.toon: "), "{shown:?}");
 }
+
+/// A spreadsheet page as nabledge-6-fulltext's converter writes it: the
+/// page's text in `content`, and again in `p2_headings` and `p2_raw_lines`
+/// (one line there only), with `sheet_type` and a number beside them.
+const SHEET_PAGE: &str = r#"{"id": "sheet", "title": "1.Overview", "no_knowledge_content": false,
+  "content": "1.Overview\n1.1. Purpose\nThe checklist shows what the framework covers.",
+  "sections": [], "sheet_type": "P2",
+  "p2_headings": [{"text": "1.Overview", "level": 3}, {"text": "1.1. Purpose", "level": 4}],
+  "p2_raw_lines": [[[1, "1.Overview"]], [[2, "1.1. Purpose"]],
+                   [[3, "The checklist shows what the framework covers."]], [[3, "A line only here."]]],
+  "p2_base_col": 1}"#;
+
+/// Page text is the page's `content` only; the other top-level fields are
+/// not indexed and `build` names them in `left_out` (the JSON document's
+/// `left_out.fields`, a note on stderr), with the characters of their text
+/// that no row holds (here the line only `p2_raw_lines` has, and `P2`).
+#[test]
+fn page_text_is_content_and_other_fields_are_named_in_left_out() {
+    let s = Sandbox::new().with_file("knowledge/sheet.json", SHEET_PAGE);
+    let json = s
+        .run(&["build", "--format", "json", "--no-cache"])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let left_out = &doc["left_out"];
+    let only_here = "Alineonlyhere.".chars().count();
+    assert_eq!(left_out["chars"], 2 + only_here, "{left_out}");
+    assert_eq!(left_out["by_reason"]["fields"], 2 + only_here, "{left_out}");
+    assert_eq!(left_out["files"], serde_json::json!(["sheet.json"]));
+    let fields: Vec<(&str, u64, u64)> = left_out["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            assert_eq!(f["files"], 1, "{f}");
+            (
+                f["name"].as_str().unwrap(),
+                f["chars"].as_u64().unwrap(),
+                f["in_no_row"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("p2_headings", 10 + 11, 0),
+            ("p2_raw_lines", 10 + 11 + 40 + 14, 14),
+            ("sheet_type", 2, 2),
+        ]
+    );
+
+    let text = s.run(&["build", "--no-cache"]).success();
+    assert!(
+        text.stderr.contains(
+            "note: top-level fields that are not indexed (neither page text nor structure): \
+             p2_headings (1 files), p2_raw_lines (1 files), sheet_type (1 files)"
+        ),
+        "{}",
+        text.stderr
+    );
+    let page = s.run(&["read", "sheet.json#_page"]).success();
+    assert_eq!(
+        page.stdout.trim_end(),
+        "1.Overview\n1.1. Purpose\nThe checklist shows what the framework covers."
+    );
+    let lint = s.run(&["lint", "--rule", "content-not-indexed"]);
+    assert_eq!(lint.code, 1, "{}", lint.transcript());
+    assert!(
+        lint.stdout
+            .contains("16 in fields that are not indexed (sheet_type 2, p2_raw_lines 14)"),
+        "{}",
+        lint.stdout
+    );
+}
+
+/// On the shared corpora (ignored: needs `../shared`), the `_page` text of
+/// the spreadsheet pages whose page text carried their metadata arrays
+/// (`p2_headings`, `p2_raw_lines`) twice is their `content` alone, no
+/// `_page` text of the three corpora renders any other top-level field, and
+/// `build --format json` names those fields under `left_out`.
+#[test]
+#[ignore = "needs ../shared; run with `cargo test -- --ignored`"]
+fn shared_page_text_holds_no_metadata_fields() {
+    let shared = crate::common::repo().join("../shared/corpora");
+    if !shared.is_dir() {
+        println!("skipped: {} not found", shared.display());
+        return;
+    }
+    let not_other = [
+        "id",
+        "title",
+        "index",
+        "sections",
+        "official_doc_urls",
+        "no_knowledge_content",
+        "version",
+        "content",
+    ];
+    let named = [
+        "releases/releases/releases-nablarch6u3-releasenote-マルチパートリクエストのサポート対応.json",
+        "check/security-check/security-check-1.概要.json",
+    ];
+    let mut checked_named = 0;
+    for corpus in ["small", "large", "fulltext"] {
+        let dir = shared.join(format!("nabledge-6-{corpus}"));
+        let s = Sandbox::new().with_symlink(dir.to_str().unwrap(), "k");
+        let run = s
+            .run(&[
+                "--config",
+                "/dev/null",
+                "build",
+                "--knowledge",
+                "k",
+                "--out",
+                "index/index.toon",
+                "--terms",
+                "0",
+                "--no-cache",
+                "--format",
+                "json",
+            ])
+            .success();
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let reported: std::collections::BTreeMap<String, u64> = doc["left_out"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_owned(),
+                    f["files"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        // Every file with a top-level field other than its structure,
+        // metadata and page text: the field is named, and no page text
+        // renders it.
+        let mut expected: std::collections::BTreeMap<String, u64> = Default::default();
+        let index = s.read_to_string("index/index.toon");
+        for entry in walk(&dir) {
+            let relative = entry
+                .strip_prefix(&dir)
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_owned();
+            let file: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&entry).unwrap()).unwrap();
+            let others: Vec<&String> = file
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, v)| !not_other.contains(&k.as_str()) && has_text(v))
+                .map(|(k, _)| k)
+                .collect();
+            for field in &others {
+                *expected.entry((*field).clone()).or_default() += 1;
+            }
+            let reference = format!("{relative}#_page");
+            if others.is_empty() || !index.contains(&reference) {
+                continue;
+            }
+            let page = s
+                .run(&[
+                    "--config",
+                    "/dev/null",
+                    "read",
+                    "--knowledge",
+                    "k",
+                    &reference,
+                ])
+                .success();
+            for field in &others {
+                assert!(
+                    !page.stdout.starts_with(&format!("{field}:"))
+                        && !page.stdout.contains(&format!("\n{field}:")),
+                    "{corpus}: {reference} renders {field}:\n{}",
+                    page.stdout
+                );
+            }
+            if named.contains(&relative.as_str()) {
+                checked_named += 1;
+                assert_eq!(
+                    page.stdout.trim_end(),
+                    file["content"].as_str().unwrap().trim(),
+                    "{reference}"
+                );
+                for field in ["p2_headings", "p2_raw_lines"] {
+                    assert!(others.iter().any(|f| *f == field), "{relative}: {field}");
+                }
+            }
+        }
+        assert_eq!(reported, expected, "{corpus}: left_out.fields");
+    }
+    assert_eq!(checked_named, named.len());
+}
+
+/// The JSON files under `dir`, recursively.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else if path.extension().is_some_and(|e| e == "json") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Whether `value` holds a string with something other than white space.
+fn has_text(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::String(s) => !s.trim().is_empty(),
+        serde_json::Value::Array(items) => items.iter().any(has_text),
+        serde_json::Value::Object(map) => map.values().any(has_text),
+        _ => false,
+    }
+}
