@@ -320,6 +320,9 @@ fn same_hand_over(sandbox: &Sandbox, set_file: &str, hand_over: &str, searched: 
             "default",
             "--hand-over",
             hand_over,
+            // The budget bounds the document the searches below print.
+            "--document-format",
+            "json",
         ])
         .success();
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
