@@ -225,7 +225,7 @@ pub(crate) struct EvalArgs {
     #[arg(long)]
     pub(crate) passages: bool,
     /// The hand-over answer recall measures (`search --hand-over`; default from kbidx.toml
-    /// `hand_over`, else adaptive; `--passages` means passages).
+    /// `hand_over`, else start; `--passages` means passages).
     #[arg(long, value_name = "MODE")]
     pub(crate) hand_over: Option<crate::config::HandOver>,
     /// Append up to N linked neighbours after each query's results, as `search --expand N`.
@@ -451,7 +451,7 @@ pub(crate) struct SearchArgs {
     /// the best results widened with what the budget leaves), `passages` (each result's
     /// query-focused passage within the per-result cap, default 1000 characters) or `start`
     /// (each section from its start, cut where the budget ends); default from kbidx.toml
-    /// `hand_over`, else adaptive.
+    /// `hand_over`, else start.
     #[arg(long, value_name = "MODE", overrides_with_all = ["passages", "no_passages"])]
     pub(crate) hand_over: Option<crate::config::HandOver>,
     /// `--hand-over passages`; implies --with-content.

@@ -114,7 +114,7 @@ pub(super) fn list() -> Value {
                     "hand_over": {
                         "type": "string",
                         "enum": ["adaptive", "passages", "start"],
-                        "description": "How content is shaped (default: the server's kbidx.toml, else adaptive). adaptive: within max_tokens, short sections whole and long ones their best blocks for the query, best results first, then the best results widened with what is left (results cut this way have `passage: true` or `truncated: true`; read them whole with the read tool when the answer seems cut off). passages: each result's query-focused passage within max_tokens_per_result (default 1000 characters). start: each section from its start, cut where the budget ends.",
+                        "description": "How content is shaped (default: the server's kbidx.toml, else start). adaptive: within max_tokens, short sections whole and long ones their best blocks for the query, best results first, then the best results widened with what is left (results cut this way have `passage: true` or `truncated: true`; read them whole with the read tool when the answer seems cut off). passages: each result's query-focused passage within max_tokens_per_result (default 1000 characters). start: each section from its start, cut where the budget ends.",
                     },
                     "passages": {
                         "type": "boolean",

@@ -117,6 +117,14 @@ pub struct Body {
     /// The same weight for rows with curated hints, whose index-pass matches
     /// are worth more: 0.5 (0.35–0.5 measured alike on the dev split).
     pub alpha_hints: f64,
+    /// Share of the body stage in a levelled-keyword search's score: each
+    /// row scores `(1 − share) · its index-pass points (with its literal
+    /// text matches) + share · the best row's points · its body score / the
+    /// best body score`. The index pass alone ranks a javadoc member or a
+    /// sibling section that names a keyword in its title above the section
+    /// whose text is about all of them; the body stage's words tell them
+    /// apart. 0.35, chosen on the dev split's keyword mode (docs/accuracy.md).
+    pub keyword_body: f64,
 }
 
 impl Default for Body {
@@ -125,6 +133,7 @@ impl Default for Body {
             params: Params::default(),
             alpha: 0.2,
             alpha_hints: 0.5,
+            keyword_body: 0.35,
         }
     }
 }
@@ -240,12 +249,13 @@ pub(crate) enum Stages {
 /// How one result's matches add up to its score (see docs/ranking.md).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Parts {
-    /// Factor on the index pass's points: 1 for levelled keywords (the
-    /// two-pass search: its blend over the points); for a question, its share
-    /// of the fused score (`alpha · normalised / points`).
+    /// Factor on the index pass's points: `1 − keyword_body` for levelled
+    /// keywords (in the two-pass search, times its blend over the points);
+    /// for a question, its share of the fused score (`alpha · normalised /
+    /// points`).
     pub(crate) index: f64,
     /// Factor on the body stage's points, or `None` when they are not in the
-    /// score (levelled keywords: the body stage only breaks ties).
+    /// score.
     pub(crate) body: Option<f64>,
     /// Levelled L2/L3 keywords found literally in the section text, with
     /// their points (part of the score).
@@ -914,9 +924,10 @@ impl IndexBackend<'_> {
         let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
         // Levelled keywords are the agent's deliberate vocabulary, aimed at
         // titles and hints, and at identifiers and phrases of the text: the
-        // index pass and the literal text matches score them, and the body
-        // stage breaks their ties and appends what only its words find. A
-        // question's words are the user's own: both stages are fused.
+        // index pass and the literal text matches score most of them, and
+        // the body stage adds its share (`keyword_body`) and appends what
+        // only its words find. A question's words are the user's own: both
+        // stages are fused by `alpha`.
         let question = query.question.is_some();
         let alpha = if question { body.alpha } else { 1.0 };
         let mut text = text.unwrap_or_default();
@@ -973,16 +984,39 @@ impl IndexBackend<'_> {
             Source::Index(i) => outcome.hits[i].matched.iter().map(|m| m.points).sum(),
             _ => 0.0,
         };
+        // Levelled keywords: the body stage's share is scaled to the best
+        // row's index-pass points (with its text matches), so that the
+        // score stays on the index pass's scale.
+        let share = body.keyword_body;
+        let top_points = if question {
+            0.0
+        } else {
+            rows.iter()
+                .map(|(row, &(_, _, raw, _))| {
+                    raw + text
+                        .get(row)
+                        .map_or(0.0, |m| m.iter().map(|m| m.2).sum::<f64>())
+                })
+                .fold(0.0, f64::max)
+        };
         let mut ranked: Vec<(usize, Source, f64, f64, Parts)> = rows
             .into_iter()
             .map(|(row, (source, normalized, raw, body_score))| {
                 if !question {
-                    let matches = text.remove(&row).unwrap_or_default();
-                    let score = raw + matches.iter().map(|m| m.2).sum::<f64>();
+                    let mut matches = text.remove(&row).unwrap_or_default();
+                    let points = raw + matches.iter().map(|m| m.2).sum::<f64>();
+                    let score = (1.0 - share) * points + share * top_points * body_score;
+                    for m in &mut matches {
+                        m.2 *= 1.0 - share;
+                    }
                     let sum: f64 = matched_sum(source);
                     let parts = Parts {
-                        index: if sum > 0.0 { raw / sum } else { 1.0 },
-                        body: None,
+                        index: if sum > 0.0 {
+                            (1.0 - share) * raw / sum
+                        } else {
+                            1.0 - share
+                        },
+                        body: Some(share * top_points / best),
                         text: matches,
                     };
                     return (row, source, score, body_score, parts);
