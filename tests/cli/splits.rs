@@ -252,6 +252,7 @@ fn keyword_mode_floors() {
                     hand_over: kbidx::config::HandOver::default(),
                     expand: 0,
                     second_search: 0,
+                    document: kbidx::eval::DocumentFormat::default(),
                 },
                 Settings::default(),
             )
