@@ -101,9 +101,9 @@ pub(crate) fn skill(name: &str, topics: &[String], layout: &Layout, example: &Ex
          ```\n\
          \n\
          The output is the best sections first, within the budget: per result a line\n\
-         `[rank] reference  title  (score)`, then the section's text (a long section as the\n\
-         blocks that hold the question's words, `…` where text is left out; results past the\n\
-         budget as their line only). The last line says what the output cost.\n\
+         `[rank] reference  title  (score)`, then the section's text from its start (`…` where\n\
+         the budget cut it; results past the budget as their line only). The last line says\n\
+         what the output cost.\n\
          \n\
          ## 2. Read more when needed\n\
          \n\
