@@ -113,16 +113,7 @@ pub fn extractor(filter: Option<&Path>) -> Result<Extractor> {
 /// Builds the index from `options.knowledge` without touching the disk.
 pub fn build(options: &BuildOptions) -> Result<Built> {
     let extractor = extractor(options.filter.as_deref())?;
-    let found = knowledge::discover(&options.knowledge, &options.include, &options.exclude)?;
-    if found.files.is_empty() {
-        return Err(Error::data(
-            &options.knowledge,
-            format!(
-                "no knowledge files found (include: {})",
-                options.include.join(", ")
-            ),
-        ));
-    }
+    let found = knowledge::discover_some(&options.knowledge, &options.include, &options.exclude)?;
     let with_terms = options.terms > 0;
     let extracted = extract_all(&extractor, &found.files, with_terms);
     // Checked in file and record order before anything is moved, so the

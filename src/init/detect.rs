@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result, display};
+use crate::knowledge::content::PAGE_TEXT;
 
 /// Directories never searched for a knowledge directory: they hold tools'
 /// files, not a team's documents.
@@ -144,18 +145,6 @@ pub(crate) struct Language {
     pub(crate) share: f64,
 }
 
-/// Top-level fields of a knowledge file that are structure or metadata, not
-/// page text (the list `src/extract.jq` uses).
-const NOT_PAGE: [&str; 7] = [
-    "id",
-    "title",
-    "index",
-    "sections",
-    "official_doc_urls",
-    "no_knowledge_content",
-    "version",
-];
-
 /// Reads every file in `files` and counts what [`Summary`] reports (`sections`
 /// and `knowledge` are the caller's: they come from the build).
 pub(crate) fn summarize(files: &[crate::knowledge::KnowledgeFile]) -> Result<Summary> {
@@ -186,7 +175,7 @@ pub(crate) fn summarize(files: &[crate::knowledge::KnowledgeFile]) -> Result<Sum
         if let Some(object) = value.as_object()
             && object
                 .iter()
-                .any(|(key, v)| !NOT_PAGE.contains(&key.as_str()) && !is_empty(v))
+                .any(|(key, v)| PAGE_TEXT.contains(&key.as_str()) && !is_empty(v))
         {
             summary.page_text += 1;
         }
@@ -212,7 +201,8 @@ pub(crate) fn summarize(files: &[crate::knowledge::KnowledgeFile]) -> Result<Sum
     Ok(summary)
 }
 
-/// Whether a value counts as no page text (as `has_page` in `src/extract.jq`).
+/// Whether a value counts as no page text (as `has_page` in `src/extract.jq`,
+/// which reads the fields of [`PAGE_TEXT`]).
 fn is_empty(value: &serde_json::Value) -> bool {
     match value {
         serde_json::Value::Null => true,

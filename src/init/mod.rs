@@ -191,33 +191,20 @@ pub(crate) fn run(args: InitArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
     }
     let config = plan.config.as_os_str();
     let question = plan.example.question.as_str();
-    let build = |format: &'static str| -> Vec<&std::ffi::OsStr> {
-        ["kbidx", "--config"]
-            .into_iter()
-            .map(std::ffi::OsStr::new)
-            .chain([config])
-            .chain(
-                ["build", "--format", format]
-                    .into_iter()
-                    .map(std::ffi::OsStr::new),
-            )
-            .collect()
-    };
     let top = TOP.to_string();
-    // The question after `--`: a title may start with `-`.
-    let search = |format: &'static str| -> Vec<&std::ffi::OsStr> {
+    // `kbidx --config FILE` and the subcommand's arguments.
+    let command = |args: &[&str]| -> Vec<std::ffi::OsString> {
         ["kbidx", "--config"]
             .into_iter()
-            .map(std::ffi::OsStr::new)
-            .chain([config])
-            .chain(
-                ["search", "--format", format, "--top", top.as_str(), "--"]
-                    .into_iter()
-                    .map(std::ffi::OsStr::new),
-            )
-            .chain([std::ffi::OsStr::new(question)])
+            .map(std::ffi::OsString::from)
+            .chain([config.to_owned()])
+            .chain(args.iter().map(std::ffi::OsString::from))
             .collect()
     };
+    let build = |format: &str| command(&["build", "--format", format]);
+    // The question after `--`: a title may start with `-`.
+    let search =
+        |format: &str| command(&["search", "--format", format, "--top", &top, "--", question]);
     if json {
         let build = capture(&build("json"), err)?;
         let search = capture(&search("json"), err)?;
@@ -250,13 +237,13 @@ fn finish(json: bool, report: &Report<'_>, out: &mut dyn Write) -> Result<u8> {
 }
 
 /// A command line as the `kbidx` binary would parse it.
-fn parse(args: &[&std::ffi::OsStr]) -> Result<crate::cli::Cli> {
+fn parse(args: &[std::ffi::OsString]) -> Result<crate::cli::Cli> {
     use clap::Parser as _;
     crate::cli::Cli::try_parse_from(args).map_err(|e| Error::Usage(e.to_string()))
 }
 
 /// Runs a command line (one with `--format json`) and returns its document.
-fn capture(args: &[&std::ffi::OsStr], err: &mut dyn Write) -> Result<serde_json::Value> {
+fn capture(args: &[std::ffi::OsString], err: &mut dyn Write) -> Result<serde_json::Value> {
     let mut buffer = Vec::new();
     crate::cli::run(parse(args)?, &mut buffer, err)?;
     serde_json::from_slice(&buffer).map_err(|e| Error::data("<stdout>", e.to_string()))
@@ -296,16 +283,8 @@ fn plan(args: &InitArgs) -> Result<Plan> {
         strict: false,
         terms: config.terms,
     };
-    let found = crate::knowledge::discover(&options.knowledge, &options.include, &options.exclude)?;
-    if found.files.is_empty() {
-        return Err(Error::data(
-            &options.knowledge,
-            format!(
-                "no knowledge files found (include: {})",
-                options.include.join(", ")
-            ),
-        ));
-    }
+    let found =
+        crate::knowledge::discover_some(&options.knowledge, &options.include, &options.exclude)?;
     let mut summary = detect::summarize(&found.files)?;
     let built = crate::build::build_within(&options, config.build_timeout)?;
     summary.knowledge = knowledge.clone();

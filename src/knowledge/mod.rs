@@ -44,6 +44,23 @@ pub struct Discovery {
     pub warnings: Vec<String>,
 }
 
+/// [`discover`], refusing a knowledge directory where it finds no file (a
+/// wrong path or include globs): nothing is built, linted or set up from it.
+pub(crate) fn discover_some(
+    root: &Path,
+    include: &[String],
+    exclude: &[String],
+) -> Result<Discovery> {
+    let found = discover(root, include, exclude)?;
+    if found.files.is_empty() {
+        return Err(Error::data(
+            root,
+            format!("no knowledge files found (include: {})", include.join(", ")),
+        ));
+    }
+    Ok(found)
+}
+
 /// Lists the knowledge files under `root` matching `include` and not `exclude`.
 pub fn discover(root: &Path, include: &[String], exclude: &[String]) -> Result<Discovery> {
     let meta = std::fs::metadata(root)

@@ -853,41 +853,33 @@ impl Report {
                 (None, stage) => s.push_str(&format!("  [{stage}]")),
             }
             if !r.more.is_empty() {
-                let prefix = format!("{}#", r.file);
-                let place = if r.more.iter().all(|m| m.starts_with(&prefix)) {
-                    " in this file"
-                } else {
-                    ", folded"
-                };
-                s.push_str(&format!("  (+{} more{place})", r.more.len()));
+                s.push_str(&format!("  (+{} more in this file)", r.more.len()));
             }
             s.push('\n');
             if !r.also.is_empty() {
                 let also: Vec<_> = r.also.iter().map(|a| read::quote_reference(a)).collect();
                 s.push_str(&format!("       also: {}\n", also.join(" ")));
             }
-            {
-                s.push_str(&format!("       stage: {}\n", r.stage));
-                if let Some(excerpt) = &r.excerpt {
-                    s.push_str(&format!("       excerpt: {excerpt}\n"));
-                }
-                for m in &r.matched {
-                    let partial = m
-                        .partial
-                        .as_ref()
-                        .map(|p| format!(" (parts: {})", p.join(", ")))
-                        .unwrap_or_default();
-                    let stage = m
-                        .stage
-                        .map(|stage| format!(" ({stage} stage)"))
-                        .unwrap_or_default();
-                    let counted = if m.counted { "" } else { " [not in score]" };
-                    let factor = m.factor.map(|f| format!(" (×{f})")).unwrap_or_default();
-                    s.push_str(&format!(
-                        "       {:<2} {:<10} {:>+8.3}  {}{factor}{partial}{stage}{counted}\n",
-                        m.level, m.field, m.points, m.keyword
-                    ));
-                }
+            s.push_str(&format!("       stage: {}\n", r.stage));
+            if let Some(excerpt) = &r.excerpt {
+                s.push_str(&format!("       excerpt: {excerpt}\n"));
+            }
+            for m in &r.matched {
+                let partial = m
+                    .partial
+                    .as_ref()
+                    .map(|p| format!(" (parts: {})", p.join(", ")))
+                    .unwrap_or_default();
+                let stage = m
+                    .stage
+                    .map(|stage| format!(" ({stage} stage)"))
+                    .unwrap_or_default();
+                let counted = if m.counted { "" } else { " [not in score]" };
+                let factor = m.factor.map(|f| format!(" (×{f})")).unwrap_or_default();
+                s.push_str(&format!(
+                    "       {:<2} {:<10} {:>+8.3}  {}{factor}{partial}{stage}{counted}\n",
+                    m.level, m.field, m.points, m.keyword
+                ));
             }
             if let Some(content) = &r.content {
                 for line in content.lines() {
