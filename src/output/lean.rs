@@ -23,18 +23,18 @@ pub(crate) struct Lean<'a> {
     pub(crate) suggest: bool,
 }
 
-/// One result of the lean document.
-struct LeanRow<'a>(&'a ResultRow);
+/// One result of the lean document and the title it shows ([`titles`]).
+struct LeanRow<'a>(&'a ResultRow, &'a str);
 
 impl Serialize for LeanRow<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
         let mut m = s.serialize_struct("Result", 6)?;
         m.serialize_field("reference", &r.reference)?;
-        if !r.title.is_empty() {
-            m.serialize_field("title", &r.title)?;
+        if !self.1.is_empty() {
+            m.serialize_field("title", self.1)?;
         }
-        m.serialize_field("score", &r.normalized_score)?;
+        m.serialize_field("score", &two_places(r.normalized_score))?;
         if !r.also.is_empty() {
             m.serialize_field("also", &r.also)?;
         }
@@ -63,7 +63,13 @@ impl Serialize for Lean<'_> {
         if self.suggest {
             m.serialize_field("suggest", &r.suggest)?;
         }
-        let rows: Vec<LeanRow<'_>> = r.results.iter().map(LeanRow).collect();
+        let titles = titles(&r.results);
+        let rows: Vec<LeanRow<'_>> = r
+            .results
+            .iter()
+            .zip(titles)
+            .map(|(x, t)| LeanRow(x, t))
+            .collect();
         m.serialize_field("results", &rows)?;
         if let Some(budget) = &r.budget {
             m.serialize_field("budget", budget)?;
@@ -98,11 +104,12 @@ impl Lean<'_> {
         let rows: Vec<Vec<String>> = r
             .results
             .iter()
-            .map(|x| {
+            .zip(titles(&r.results))
+            .map(|(x, title)| {
                 let mut cells = vec![
                     quote(&x.reference, ','),
-                    quote(&x.title, ','),
-                    x.normalized_score.to_string(),
+                    quote(title, ','),
+                    two_places(x.normalized_score).to_string(),
                     quote(&x.also.join(" "), ','),
                 ];
                 if with_content {
@@ -136,12 +143,11 @@ impl Lean<'_> {
         if r.results.is_empty() {
             s.push_str("no results\n");
         }
-        for (i, x) in r.results.iter().enumerate() {
+        for (i, (x, title)) in r.results.iter().zip(titles(&r.results)).enumerate() {
             if i > 0 && (x.content.is_some() || r.results[i - 1].content.is_some()) {
                 s.push('\n');
             }
             let _ = write!(s, "[{}] {}", x.rank, read::quote_reference(&x.reference));
-            let title = header_title(&x.title, x.content.as_deref());
             if !title.is_empty() {
                 let _ = write!(s, "  {title}");
             }
@@ -177,8 +183,33 @@ impl Lean<'_> {
     }
 }
 
-/// The title a text result line shows: without its section's heading when
-/// the content opens with that heading (`## heading`), which says it anyway.
+/// A normalized score as the lean document prints it: two decimals tell a
+/// judge how far apart two results are; more are noise it pays for.
+fn two_places(score: f64) -> f64 {
+    (score * 100.0).round() / 100.0
+}
+
+/// The title each result shows: its [`header_title`], left out when an
+/// earlier result of the same file showed the same (a file's title, said
+/// once, is not said again for its other sections).
+fn titles(results: &[ResultRow]) -> Vec<&str> {
+    let mut shown: Vec<(&str, &str)> = Vec::new();
+    results
+        .iter()
+        .map(|x| {
+            let title = header_title(&x.title, x.content.as_deref());
+            if shown.contains(&(x.file.as_str(), title)) {
+                ""
+            } else {
+                shown.push((x.file.as_str(), title));
+                title
+            }
+        })
+        .collect()
+}
+
+/// The title a result shows: without its section's heading when the content
+/// opens with that heading (`## heading`), which says it anyway.
 fn header_title<'t>(title: &'t str, content: Option<&str>) -> &'t str {
     let heading = content
         .and_then(|c| c.lines().next())
