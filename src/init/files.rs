@@ -111,6 +111,9 @@ pub(crate) fn skill(name: &str, topics: &[String], layout: &Layout, example: &Ex
          {read}\
          ```\n\
          \n\
+         A link in a section's text is read by its path from `{knowledge}/`, its `#heading` as\n\
+         written.\n\
+         \n\
          ## 3. Answer\n\
          \n\
          - Answer from the sections that answer the question, citing their references.\n\

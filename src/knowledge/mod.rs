@@ -183,7 +183,9 @@ impl Root {
                 .components()
                 .all(|c| matches!(c, Component::Normal(_)))
         {
-            return refuse("only plain relative paths are allowed (no `..` or `.`)");
+            return refuse(
+                "only plain relative paths are allowed (no `..` or `.`); a link's target is read by its path from the knowledge directory",
+            );
         }
         let path = self.dir.join(relative);
         // Only a path that exists can lead elsewhere through a link; a

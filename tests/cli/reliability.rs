@@ -206,11 +206,11 @@ fn read_refuses_references_outside_the_knowledge_directory() {
         ("/etc/passwd#x", "absolute paths are not allowed"),
         (
             "../x.json#a",
-            "only plain relative paths are allowed (no `..` or `.`)",
+            "only plain relative paths are allowed (no `..` or `.`); a link's target is read by its path from the knowledge directory",
         ),
         (
             "sub/../../x.json#a",
-            "only plain relative paths are allowed (no `..` or `.`)",
+            "only plain relative paths are allowed (no `..` or `.`); a link's target is read by its path from the knowledge directory",
         ),
     ];
     for (reference, rule) in cases {
