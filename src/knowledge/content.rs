@@ -535,8 +535,14 @@ enum Found {
 fn find(hay: &[u8], needle: &[u8], budget: &mut usize) -> Found {
     const HEAD: usize = 32;
     let head = &needle[..needle.len().min(HEAD)];
+    let finder = memchr::memmem::Finder::new(head);
     let mut scanned = 0;
-    for at in memchr::memmem::find_iter(hay, head) {
+    // Every occurrence of the head, overlapping ones too (`find_iter`'s
+    // are not: in `ああああa` the needle's head found at 0 would hide the
+    // match at 3).
+    let mut from = 0;
+    while let Some(i) = finder.find(&hay[from..]) {
+        let at = from + i;
         let Some(left) = budget.checked_sub(at - scanned + needle.len()) else {
             *budget = 0;
             return Found::OutOfBudget;
@@ -546,6 +552,7 @@ fn find(hay: &[u8], needle: &[u8], budget: &mut usize) -> Found {
         if hay[at..].starts_with(needle) {
             return Found::At(at);
         }
+        from = at + 1;
     }
     match budget.checked_sub(hay.len() - scanned) {
         Some(left) => {
@@ -812,6 +819,22 @@ mod tests {
         let want: String = all.chars().filter(|c| !c.is_whitespace()).collect();
         assert_eq!(squeeze(&all), want);
         assert_eq!(squeeze(" a\u{3000}b\n\u{2029}"), "ab");
+    }
+
+    #[test]
+    fn a_needle_whose_head_overlaps_itself_is_found() {
+        // The needle's 32-byte head occurs at 0 and at 3 (one `あ` later);
+        // only the second is followed by the rest of the needle.
+        let hay = format!("{}a", "あ".repeat(12));
+        let needle = format!("{}a", "あ".repeat(11));
+        for budget in [usize::MAX, 0] {
+            assert_eq!(
+                held_within(&hay, &[&needle], budget),
+                [true],
+                "budget {budget}"
+            );
+        }
+        assert_eq!(held_in(&hay, &[&needle, "aあ"]), [true, false]);
     }
 
     proptest::proptest! {
