@@ -193,16 +193,15 @@ fn two_places(score: f64) -> f64 {
 /// earlier result of the same file showed the same (a file's title, said
 /// once, is not said again for its other sections).
 fn titles(results: &[ResultRow]) -> Vec<&str> {
-    let mut shown: Vec<(&str, &str)> = Vec::new();
+    let mut shown: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
     results
         .iter()
         .map(|x| {
             let title = header_title(&x.title, x.content.as_deref());
-            if shown.contains(&(x.file.as_str(), title)) {
-                ""
-            } else {
-                shown.push((x.file.as_str(), title));
+            if shown.insert((x.file.as_str(), title)) {
                 title
+            } else {
+                ""
             }
         })
         .collect()
@@ -268,7 +267,39 @@ pub(super) fn push_toon_budget(s: &mut String, budget: &BudgetRow) {
 
 #[cfg(test)]
 mod tests {
-    use super::header_title;
+    use super::{header_title, titles};
+    use crate::output::{ResultRow, Stage};
+
+    #[test]
+    fn a_file_title_is_shown_once() {
+        // (reference, title, content) → the title shown
+        let cases: &[(&str, &str, Option<&str>, &str)] = &[
+            ("a.json#s1", "A / One", Some("## One\ntext"), "A"),
+            ("a.json#s2", "A / Two", Some("## Two\ntext"), ""),
+            ("b.json#s1", "B / One", Some("## One\ntext"), "B"),
+            // A result with no content shows its section's heading too.
+            ("a.json#s3", "A / Three", None, "A / Three"),
+            (
+                "a.json#s4",
+                "A / Four",
+                Some("text without a heading"),
+                "A / Four",
+            ),
+            // Another file with the same title says it again.
+            ("c.json#s1", "A / One", Some("## One\ntext"), "A"),
+            ("b.json#s2", "B / Two", Some("## Two\ntext"), ""),
+        ];
+        let rows: Vec<ResultRow> = cases
+            .iter()
+            .map(|&(reference, title, content, _)| {
+                let mut row = ResultRow::of(reference, title, (1.0, 1.0), Stage::Index, Vec::new());
+                row.content = content.map(str::to_owned);
+                row
+            })
+            .collect();
+        let want: Vec<&str> = cases.iter().map(|c| c.3).collect();
+        assert_eq!(titles(&rows), want);
+    }
 
     #[test]
     fn a_result_line_leaves_out_the_heading_its_text_opens_with() {
