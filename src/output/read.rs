@@ -185,7 +185,8 @@ impl SectionDoc {
 
 /// What `kbidx read` prints for its sections: one section as before (its
 /// text, or its JSON document), several in turn (`== reference  title`
-/// lines, or `{"version", "sections"}`), within a budget over the whole
+/// lines, or `{"version", "sections"}`; in text a section read by a heading
+/// gets its line too), within a budget over the whole
 /// document when one is set (the sections' text cut in order).
 pub(crate) struct Reading {
     /// The printed document.
@@ -269,7 +270,10 @@ fn render(docs: &[SectionDoc], json: bool) -> String {
             sections: docs,
         })
         .unwrap_or_default(),
-        ([doc], false) => return with_cut(doc.to_text(), doc),
+        // One section read by its own id: its text alone. Read by a heading
+        // (or several sections), each under its `== reference` line, so
+        // that the id to cite is printed.
+        ([doc], false) if doc.requested.is_none() => return with_cut(doc.to_text(), doc),
         (_, false) => {
             let mut s = String::new();
             for (i, doc) in docs.iter().enumerate() {

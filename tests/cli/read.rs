@@ -116,8 +116,12 @@ fn read_takes_every_anchor_a_link_takes() {
     let quoted = sandbox
         .run(&["read", "\"page.json#排他制御 Rules\""])
         .success();
+    // Read by its heading: the id to cite comes first.
     assert!(
-        quoted.stdout.starts_with("## 排他制御 Rules"),
+        quoted
+            .stdout
+            .starts_with("== page.json#s1 (from \"page.json#排他制御 Rules\")")
+            && quoted.stdout.contains("\n## 排他制御 Rules"),
         "{}",
         quoted.stdout
     );
