@@ -229,11 +229,7 @@ pub(crate) fn deliver(
     // No content fits beside the envelope: whole results go from the end,
     // but the first result's line stays (a budget smaller than the envelope
     // and one result is not met).
-    let mut fitted = base;
-    hand_over(&mut fitted, options, content, searcher, texts)?;
-    finish(&mut fitted, options.budget);
-    fitted.list_past_content(listing);
-    seal(&mut fitted, style);
+    let (mut fitted, ..) = attempt(content, texts)?;
     while !fits(&fitted).0 && fitted.results.len() > 1 {
         fitted.results.pop();
         seal(&mut fitted, style);

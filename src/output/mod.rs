@@ -770,14 +770,9 @@ impl Report {
             report: self,
             suggest: style.suggest,
         };
-        let json = |doc: &dyn erased::Json| {
-            let mut s = doc.to_json(style.pretty);
-            s.push('\n');
-            s
-        };
         match (style.format, style.explain) {
-            (Format::Json, false) => json(&lean),
-            (Format::Json, true) => json(self),
+            (Format::Json, false) => json_line(&lean, style.pretty),
+            (Format::Json, true) => json_line(self, style.pretty),
             (Format::Toon, false) => lean.to_toon(),
             (Format::Toon, true) => self.to_toon(),
             (Format::Text, false) => lean.to_text(),
@@ -1191,22 +1186,15 @@ impl BudgetRow {
     }
 }
 
-/// JSON encoding of the two documents (lean and whole) behind one call.
-mod erased {
-    /// A document that encodes as JSON, indented or on one line.
-    pub(super) trait Json {
-        fn to_json(&self, pretty: bool) -> String;
+/// `doc` as JSON, indented or on one line, with a final newline.
+fn json_line<T: Serialize>(doc: &T, pretty: bool) -> String {
+    // Serialising plain structs with string keys cannot fail.
+    let mut s = if pretty {
+        serde_json::to_string_pretty(doc)
+    } else {
+        serde_json::to_string(doc)
     }
-
-    impl<T: serde::Serialize> Json for T {
-        fn to_json(&self, pretty: bool) -> String {
-            // Serialising plain structs with string keys cannot fail.
-            let encoded = if pretty {
-                serde_json::to_string_pretty(self)
-            } else {
-                serde_json::to_string(self)
-            };
-            encoded.unwrap_or_default()
-        }
-    }
+    .unwrap_or_default();
+    s.push('\n');
+    s
 }
