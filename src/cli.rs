@@ -1194,11 +1194,19 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
         )));
     }
     let mut docs = Vec::with_capacity(args.references.len());
+    // The links file and the index, read once for all the references.
+    let linked = if args.links {
+        Some((
+            crate::links::load(&crate::links::path_for(&index_path))?,
+            load_index(&index_path)?,
+        ))
+    } else {
+        None
+    };
     for reference in &args.references {
         let mut doc = SectionDoc::read(&mut library, reference)?;
-        if args.links {
-            let links = crate::links::load(&crate::links::path_for(&index_path))?;
-            doc = doc.with_links(&links, &load_index(&index_path)?);
+        if let Some((links, index)) = &linked {
+            doc = doc.with_links(links, index);
         }
         docs.push(doc);
     }
