@@ -46,6 +46,8 @@ already passes the index and knowledge directory: call it as \`$dir/bin/kbidx se
 anything under /work except $dir. Do not pipe kbidx's output through head/cut/grep: read what it
 prints, as an agent would.
 
+Treat each question as a new session: start it with a search, even when an earlier question
+showed you its section, and do not change an answer once written.
 For each question in $dir/q.jsonl, in order: search and read as the skill says, judge the
 sections you read High / Partial / None, write a short answer (3-8 sentences, in the question's
 language) from the sections you judged High or Partial, and append ONE JSON line to

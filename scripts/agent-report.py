@@ -9,7 +9,9 @@ question set with expected sections and answer phrases (tests/fixtures/eval/SPLI
 Per question: kbidx calls (searches, reads), characters and estimated tokens of kbidx output read
 (kbidx's own estimate, src/output/tokens.rs, ported below), judged-High recall (must sections the
 agent judged High), answer recall (must sections with an answer phrase whose phrase is in the
-output of the question's last search), and the medians and sums over the run. The judged answers'
+output of the question's last search), the ranks of the must sections in the question's first
+search (replayed with DIR's own kbidx and index as `--format json --top 30`: reciprocal rank of
+the first, R@10, R@30), and the medians and sums over the run. The judged answers'
 fact coverage needs a judge that sees the expected phrases and the answers: see
 docs/accuracy.md, "What the agent pays".
 """
@@ -17,7 +19,9 @@ import argparse
 import glob
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
 
 RATES = [1000, 650, 550, 150, 2000, 350, 850, 800]
@@ -75,6 +79,39 @@ def squeeze(s):
     return ''.join(s.split()).lower()
 
 
+# Flags that shape the document, not the ranking: left out when a first search is replayed.
+VALUED = {'--format', '--max-tokens', '--max-chars', '--top', '--hand-over',
+          '--max-tokens-per-result', '--max-chars-per-result'}
+BARE = {'--with-content', '--explain', '--suggest'}
+
+
+def first_search_ranks(run_dir, args):
+    """The ranks (1-based, top 30) of a search's results, replayed without its document flags."""
+    wrapper = open(os.path.join(run_dir, 'bin', 'kbidx'), encoding='utf-8').read()
+    knowledge = re.search(r'--knowledge "([^"]+)"', wrapper).group(1)
+    kept, skip = [], False
+    for arg in args[1:]:
+        if skip:
+            skip = False
+        elif arg in VALUED:
+            skip = True
+        elif arg in BARE or arg.split('=', 1)[0] in VALUED:
+            continue
+        else:
+            kept.append(arg)
+    if '-' in kept:
+        return None  # keywords from stdin were not logged
+    out = subprocess.run([os.path.join(run_dir, 'real', 'kbidx'), '--config', '/dev/null', 'search',
+                          '--index', os.path.join(run_dir, 'index.toon'), '--knowledge', knowledge,
+                          *kept, '--format', 'json', '--top', '30'],
+                         capture_output=True, text=True).stdout
+    try:
+        results = json.loads(out)['results']
+    except (ValueError, KeyError):
+        return None
+    return {r['reference']: i + 1 for i, r in enumerate(results)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('dir')
@@ -99,12 +136,14 @@ def main():
         q = open(stem + '.q', encoding='utf-8').read().strip() if os.path.exists(stem + '.q') else ''
         args = open(args_file, encoding='utf-8').read().split('\n')
         text = open(stem + '.out', encoding='utf-8', errors='replace').read() if os.path.exists(stem + '.out') else ''
-        calls.setdefault(q, []).append((args[0], text))
+        calls.setdefault(q, []).append((args[0], text, [x for x in args if x != '']))
     rows = []
     for qid, case in cases.items():
         if qid not in calls and qid not in out:
             continue
-        mine = calls.get(qid, [])
+        mine = [(sub, text) for sub, text, _ in calls.get(qid, [])]
+        first = next((args for sub, _, args in calls.get(qid, []) if sub == 'search'), None)
+        ranks = first_search_ranks(a.dir, first) if first else None
         must = [f"{e['file']}#{e['section']}" for e in case['expected'] if e['grade'] == 'must']
         phrases = {f"{e['file']}#{e['section']}": e['answer'] for e in case['expected']
                    if e['grade'] == 'must' and e.get('answer')}
@@ -121,6 +160,9 @@ def main():
             'high_recall': (sum(1 for m in must if m in high) / len(must)) if must else None,
             'answer_recall_last_search': (sum(1 for p in phrases.values() if squeeze(p) in squeeze(last)) / len(phrases)) if phrases else None,
             'answer_recall_read': (sum(1 for p in phrases.values() if squeeze(p) in seen) / len(phrases)) if phrases else None,
+            'first_search_rr': (1 / min((ranks[m] for m in must if m in ranks), default=float('inf'))) if ranks is not None and must else None,
+            'first_search_r10': (sum(1 for m in must if ranks.get(m, 99) <= 10) / len(must)) if ranks is not None and must else None,
+            'first_search_r30': (sum(1 for m in must if m in ranks) / len(must)) if ranks is not None and must else None,
         })
     def med(k):
         v = [r[k] for r in rows if r[k] is not None]
@@ -137,16 +179,19 @@ def main():
         'high_recall': mean('high_recall'),
         'answer_recall_last_search': mean('answer_recall_last_search'),
         'answer_recall_read': mean('answer_recall_read'),
+        'first_search_mrr': mean('first_search_rr'),
+        'first_search_r10': mean('first_search_r10'),
+        'first_search_r30': mean('first_search_r30'),
     }
     if a.format == 'json':
         json.dump({'summary': summary, 'questions': rows}, sys.stdout, ensure_ascii=False, indent=1)
         print()
         return
-    print('| id | searches | reads | chars | tokens | High recall | answer recall (last search) | answer recall (all read) |')
-    print('|---|--:|--:|--:|--:|--:|--:|--:|')
+    print('| id | searches | reads | chars | tokens | High recall | answer recall (last search) | answer recall (all read) | first search: RR / R@10 |')
+    print('|---|--:|--:|--:|--:|--:|--:|--:|--:|')
     for r in rows:
         f = lambda x: '–' if x is None else (f'{x:.2f}' if isinstance(x, float) else str(x))
-        print(f"| {r['id']} | {r['searches']} | {r['reads']} | {r['chars']} | {r['tokens']} | {f(r['high_recall'])} | {f(r['answer_recall_last_search'])} | {f(r['answer_recall_read'])} |")
+        print(f"| {r['id']} | {r['searches']} | {r['reads']} | {r['chars']} | {r['tokens']} | {f(r['high_recall'])} | {f(r['answer_recall_last_search'])} | {f(r['answer_recall_read'])} | {f(r['first_search_rr'])} / {f(r['first_search_r10'])} |")
     print()
     print(json.dumps(summary, ensure_ascii=False))
 

@@ -434,11 +434,12 @@ pub(crate) struct SearchArgs {
     /// Attach each result's section text from the knowledge files.
     #[arg(long)]
     pub(crate) with_content: bool,
-    /// Budget of characters of attached content over all results (implies --with-content).
+    /// Budget of characters of the whole printed document, envelope and content together
+    /// (implies --with-content).
     #[arg(long, value_name = "N")]
     pub(crate) max_chars: Option<usize>,
-    /// Budget of estimated tokens of attached content over all results (implies
-    /// --with-content; with --max-chars the tighter wins).
+    /// Budget of estimated tokens of the whole printed document, envelope and content together
+    /// (implies --with-content; with --max-chars the tighter wins).
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub(crate) max_tokens: Option<usize>,
     /// Characters of content per result at most (implies --with-content).
