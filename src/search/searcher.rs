@@ -74,14 +74,19 @@ fn stage_depth(top: usize) -> usize {
     top.saturating_mul(3).max(100)
 }
 
-/// How deep the index pass ranks for levelled keywords, at least: [concept
-/// coverage](Coverage) counts the keywords a row matches in its own fields,
-/// and a row beyond the pass's depth keeps only its text matches (the 40
-/// members of a class whose name is a keyword can push the guide section
-/// about the class out of 100 rows). 300 measured as 100 on the dev split and
-/// one must section higher on test (docs/experiments.md); a question's words
-/// are ranked by both stages alike and keep [`stage_depth`].
-const KEYWORD_INDEX_DEPTH: usize = 300;
+/// How deep the index pass ranks for levelled keywords, at least, when
+/// [concept coverage](Coverage) is on: it counts the keywords a row matches
+/// in its own fields, and a row beyond the pass's depth keeps only its text
+/// matches (the 40 members of a class whose name is a keyword can push the
+/// guide section about the class out of 100 rows). 300 measured as 100 on
+/// the dev split and one must section higher on test (docs/experiments.md).
+const COVERAGE_INDEX_DEPTH: usize = 300;
+
+/// [`Body::keyword_coverage`] unless `kbidx.toml` or `--keyword-coverage`
+/// says otherwise: off. 0.6 (chosen on dev) lifts keyword-mode MRR on dev and
+/// test but loses more than 0.02 on two held-out splits and the maintainers'
+/// large set (docs/experiments.md, "Concept coverage in keyword mode").
+pub const DEFAULT_KEYWORD_COVERAGE: f64 = 0.0;
 
 /// Search settings beyond the query and the scoring method, as flags and
 /// `kbidx.toml` give them.
@@ -134,13 +139,14 @@ pub struct Body {
     /// whose text is about all of them; the body stage's words tell them
     /// apart. 0.35, chosen on the dev split's keyword mode (docs/accuracy.md).
     pub keyword_body: f64,
-    /// Weight of concept coverage in a levelled-keyword search's score: each
-    /// row's score is multiplied by `1 − coverage + coverage · the share of
-    /// the query's concepts it matches` in its own fields or its text (see
-    /// [`Coverage`]). Summed points let one rare identifier, matched in a
-    /// path, a title and the terms of every member of a class, outweigh a
-    /// section that names most of what the agent asked for. 0.6, chosen on
-    /// the dev split's keyword mode (docs/experiments.md).
+    /// Weight of concept coverage in a levelled-keyword search's score (0–1):
+    /// each row's score is multiplied by `1 − coverage + coverage · the share
+    /// of the query's concepts it matches` in its own fields or its text (see
+    /// [`Coverage`]), and the index pass ranks at least
+    /// [`COVERAGE_INDEX_DEPTH`] rows. Summed points let one rare identifier,
+    /// matched in a path, a title and the terms of every member of a class,
+    /// outweigh a section that names most of what the agent asked for.
+    /// [`DEFAULT_KEYWORD_COVERAGE`] (off) unless configured.
     pub keyword_coverage: f64,
 }
 
@@ -151,7 +157,7 @@ impl Default for Body {
             alpha: 0.2,
             alpha_hints: 0.5,
             keyword_body: 0.35,
-            keyword_coverage: 0.6,
+            keyword_coverage: DEFAULT_KEYWORD_COVERAGE,
         }
     }
 }
@@ -838,8 +844,8 @@ impl IndexBackend<'_> {
         {
             let wide = stage_depth(top);
             let index_wide = match query.question {
-                None => wide.max(KEYWORD_INDEX_DEPTH),
-                Some(_) => wide,
+                None if body.keyword_coverage > 0.0 => wide.max(COVERAGE_INDEX_DEPTH),
+                _ => wide,
             };
             let index_pass = || {
                 crate::timings::time("index pass", || {
