@@ -12,7 +12,9 @@ counting must sections). Needs ../shared and a release build (cargo build --rele
 printed again with `--load DIR` instead of running kbidx; `--base DIR` (saved JSON of another
 binary) prints each cell as base → new, and the cells that lose more than 0.02 are listed
 after the table. `--env NAME=VALUE` sets an environment variable for kbidx (experiments
-behind a variable). Indexes and the search cache go under /tmp/kbidx-rank-table/.
+behind a variable); `--eval-arg ARG` passes one more argument to `kbidx eval` (an option under
+test: `--eval-arg=--keyword-coverage=0.6`). Indexes and the search cache go under
+/tmp/kbidx-rank-table/.
 """
 import argparse
 import json
@@ -28,12 +30,12 @@ HAND_OVERS = ["start", "adaptive"]
 WORK = "/tmp/kbidx-rank-table"
 
 
-def run_eval(kbidx, env, corpus, split, hand_over):
+def run_eval(kbidx, env, corpus, split, hand_over, extra=()):
     out = subprocess.run(
         [kbidx, "--config", "/dev/null", "eval", "--index", f"{WORK}/{corpus}.toon",
          "--knowledge", f"../shared/corpora/nabledge-6-{corpus}", "--mode", ",".join(MODES),
          "--scoring", "default", "--format", "json", "--hand-over", hand_over,
-         "--eval", f"tests/fixtures/eval/{split}/{corpus}.jsonl"],
+         "--eval", f"tests/fixtures/eval/{split}/{corpus}.jsonl", *extra],
         capture_output=True, text=True, env=env, check=True).stdout
     return json.loads(out)
 
@@ -84,7 +86,7 @@ def collect(args, directory):
                     with open(os.path.join(directory, name)) as f:
                         report = json.load(f)
                 else:
-                    report = run_eval(args.kbidx, env, corpus, split, hand_over)
+                    report = run_eval(args.kbidx, env, corpus, split, hand_over, args.eval_arg)
                     if args.save:
                         os.makedirs(args.save, exist_ok=True)
                         with open(os.path.join(args.save, name), "w") as f:
@@ -117,6 +119,8 @@ def main():
     ap.add_argument("--load", help="print the JSON saved in this directory instead of running kbidx")
     ap.add_argument("--base", help="saved JSON of the run to compare against")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--eval-arg", action="append", default=[], metavar="ARG",
+                    help="one more argument for kbidx eval, e.g. --eval-arg=--keyword-coverage=0.6")
     ap.add_argument("--splits", default=",".join(SPLITS), help="comma-separated (default: all five)")
     args = ap.parse_args()
     args.kbidx = os.path.abspath(args.kbidx)
@@ -126,7 +130,7 @@ def main():
             setattr(args, d, os.path.abspath(getattr(args, d)))
     os.chdir(ROOT)
     new = collect(args, args.load if args.load else args.save)
-    base = collect(argparse.Namespace(save=None, env=[], kbidx=args.kbidx), args.base) if args.base else None
+    base = collect(argparse.Namespace(save=None, env=[], eval_arg=[], kbidx=args.kbidx), args.base) if args.base else None
     groups = [([(s, c)], s, c) for s in SPLITS for c in CORPORA]
     if any(s != "dev" for s in SPLITS):
         groups += [([(s, c) for s in SPLITS if s != "dev"], "held-out", c) for c in CORPORA]

@@ -345,12 +345,26 @@ pub(crate) struct BodyArgs {
     /// when the index pass is unsure, as before).
     #[arg(long)]
     pub(crate) no_body: bool,
+    /// Weight of concept coverage in keyword searches, 0–1: each result's score times
+    /// 1 − W + W × the share of the query's concepts it matches (default from kbidx.toml
+    /// `keyword_coverage`, else 0: off; docs/ranking.md)
+    #[arg(long, value_name = "W")]
+    pub(crate) keyword_coverage: Option<f64>,
 }
 
 impl BodyArgs {
     /// The body stage's settings: these flags over `kbidx.toml` (`None`: off).
-    pub(crate) fn resolve(&self, config: &Config) -> Option<search::Body> {
-        (config.body && !self.no_body).then(search::Body::default)
+    pub(crate) fn resolve(&self, config: &Config) -> Result<Option<search::Body>> {
+        let coverage = self.keyword_coverage.unwrap_or(config.keyword_coverage);
+        if !(0.0..=1.0).contains(&coverage) {
+            return Err(Error::Usage(format!(
+                "--keyword-coverage must be between 0 and 1, not {coverage}"
+            )));
+        }
+        Ok((config.body && !self.no_body).then(|| search::Body {
+            keyword_coverage: coverage,
+            ..search::Body::default()
+        }))
     }
 }
 
@@ -614,7 +628,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
                 .flatten();
             let knowledge = Request::knowledge(&config, &args);
             let body_on =
-                args.body.resolve(&config).is_some() && args.scoring == ScoringArg::Default;
+                args.body.resolve(&config)?.is_some() && args.scoring == ScoringArg::Default;
             let (file, open_error) = match IndexFile::open(&index) {
                 Ok(file) => (Some(file), None),
                 Err(e) => (None, Some(e)),
@@ -817,7 +831,7 @@ impl Request {
             },
             hierarchy: args.hierarchy.resolve(config)?,
             fallback: args.fallback.resolve(config),
-            body: args.body.resolve(config),
+            body: args.body.resolve(config)?,
             expand: args.expand,
             links: crate::links::path_for(args.index.as_deref().unwrap_or(&config.index)),
             diversity,
@@ -903,7 +917,7 @@ fn run_eval(
         }
     };
     let settings = eval::Settings {
-        body: args.body.resolve(config),
+        body: args.body.resolve(config)?,
         hierarchy: args.hierarchy.resolve(config)?,
         fallback: args.fallback.resolve(config),
         weights: config.weights.clone(),

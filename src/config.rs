@@ -41,6 +41,9 @@ pub struct Config {
     pub cache: bool,
     /// The body stage of `search` and `eval` (BM25F over the section text; default on).
     pub body: bool,
+    /// Weight of concept coverage in keyword searches (0–1; default
+    /// [`crate::search::DEFAULT_KEYWORD_COVERAGE`], off; see `search::Body`).
+    pub keyword_coverage: f64,
     /// The most knowledge (bytes) for which `build` and the searches build a
     /// body index or run the full-text fallback (`body_limit`, in MiB in the
     /// file; default [`crate::search::DEFAULT_BODY_LIMIT`]; see `search::limit`).
@@ -84,6 +87,7 @@ impl Default for Config {
             fallback: crate::search::fallback::Settings::default(),
             cache: true,
             body: true,
+            keyword_coverage: crate::search::DEFAULT_KEYWORD_COVERAGE,
             body_limit: crate::search::DEFAULT_BODY_LIMIT,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
             budget: Budget::default(),
@@ -110,7 +114,10 @@ impl Config {
                 ..crate::search::Hierarchy::default()
             }),
             fallback: self.fallback,
-            body: self.body.then(crate::search::Body::default),
+            body: self.body.then(|| crate::search::Body {
+                keyword_coverage: self.keyword_coverage,
+                ..crate::search::Body::default()
+            }),
             weights: self.weights.clone(),
             body_limit: self.body_limit,
         })
@@ -133,6 +140,7 @@ struct RawConfig {
     fallback_min: Option<usize>,
     cache: Option<bool>,
     body: Option<bool>,
+    keyword_coverage: Option<f64>,
     /// Any value: a wrong type is reported naming the key, like a wrong number.
     body_limit: Option<toml::Value>,
     build_timeout: Option<u64>,
@@ -284,6 +292,18 @@ impl Config {
             },
             cache: raw.cache.unwrap_or(default.cache),
             body: raw.body.unwrap_or(default.body),
+            keyword_coverage: match raw.keyword_coverage {
+                Some(w) if !(0.0..=1.0).contains(&w) => {
+                    return Err(Error::syntax_at(
+                        path,
+                        text,
+                        text.find("keyword_coverage").unwrap_or(0),
+                        format!("keyword_coverage must be between 0 and 1, not {w}"),
+                    ));
+                }
+                Some(w) => w,
+                None => default.keyword_coverage,
+            },
             body_limit: match raw.body_limit {
                 Some(value) => value
                     .as_integer()

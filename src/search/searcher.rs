@@ -74,6 +74,20 @@ fn stage_depth(top: usize) -> usize {
     top.saturating_mul(3).max(100)
 }
 
+/// How deep the index pass ranks for levelled keywords, at least, when
+/// [concept coverage](Coverage) is on: it counts the keywords a row matches
+/// in its own fields, and a row beyond the pass's depth keeps only its text
+/// matches (the 40 members of a class whose name is a keyword can push the
+/// guide section about the class out of 100 rows). 300 measured as 100 on
+/// the dev split and one must section higher on test (docs/experiments.md).
+const COVERAGE_INDEX_DEPTH: usize = 300;
+
+/// [`Body::keyword_coverage`] unless `kbidx.toml` or `--keyword-coverage`
+/// says otherwise: off. 0.6 (chosen on dev) lifts keyword-mode MRR on dev and
+/// test but loses more than 0.02 on two held-out splits and the maintainers'
+/// large set (docs/experiments.md, "Concept coverage in keyword mode").
+pub const DEFAULT_KEYWORD_COVERAGE: f64 = 0.0;
+
 /// Search settings beyond the query and the scoring method, as flags and
 /// `kbidx.toml` give them.
 #[derive(Debug, Clone)]
@@ -125,6 +139,15 @@ pub struct Body {
     /// whose text is about all of them; the body stage's words tell them
     /// apart. 0.35, chosen on the dev split's keyword mode (docs/accuracy.md).
     pub keyword_body: f64,
+    /// Weight of concept coverage in a levelled-keyword search's score (0–1):
+    /// each row's score is multiplied by `1 − coverage + coverage · the share
+    /// of the query's concepts it matches` in its own fields or its text (see
+    /// [`Coverage`]), and the index pass ranks at least
+    /// [`COVERAGE_INDEX_DEPTH`] rows. Summed points let one rare identifier,
+    /// matched in a path, a title and the terms of every member of a class,
+    /// outweigh a section that names most of what the agent asked for.
+    /// [`DEFAULT_KEYWORD_COVERAGE`] (off) unless configured.
+    pub keyword_coverage: f64,
 }
 
 impl Default for Body {
@@ -134,6 +157,7 @@ impl Default for Body {
             alpha: 0.2,
             alpha_hints: 0.5,
             keyword_body: 0.35,
+            keyword_coverage: DEFAULT_KEYWORD_COVERAGE,
         }
     }
 }
@@ -819,10 +843,14 @@ impl IndexBackend<'_> {
             && allowed()
         {
             let wide = stage_depth(top);
+            let index_wide = match query.question {
+                None if body.keyword_coverage > 0.0 => wide.max(COVERAGE_INDEX_DEPTH),
+                _ => wide,
+            };
             let index_pass = || {
                 crate::timings::time("index pass", || {
                     self.matcher
-                        .search(query, Scoring::Default, wide, min_score)
+                        .search(query, Scoring::Default, index_wide, min_score)
                 })
             };
             let body_pass = |index: &BodyIndex| {
@@ -904,8 +932,9 @@ impl IndexBackend<'_> {
     /// rows score `alpha · index + (1 − alpha) · body / best body`
     /// (`alpha_hints` for rows with hints), where `index` is the index pass's
     /// normalised score (0–1). Levelled keywords keep the index pass's score
-    /// plus what their literal matches in the section text (`text`) add; the
-    /// body stage breaks ties and appends the rows only it found. Both stages
+    /// plus what their literal matches in the section text (`text`) add, with
+    /// the body stage's share, times the row's [`Coverage`] factor; the
+    /// body stage appends the rows only it found. Both stages
     /// look further than `top` (the outcome too) so that a row one of them
     /// ranks low can still rise; `cut` rows at most are kept.
     ///
@@ -999,24 +1028,38 @@ impl IndexBackend<'_> {
                 })
                 .fold(0.0, f64::max)
         };
+        let coverage = Coverage::of(query);
+        let weight = body.keyword_coverage;
         let mut ranked: Vec<(usize, Source, f64, f64, Parts)> = rows
             .into_iter()
             .map(|(row, (source, normalized, raw, body_score))| {
                 if !question {
                     let mut matches = text.remove(&row).unwrap_or_default();
+                    let index_matched: &[crate::search::Match] = match source {
+                        Source::Index(i) => &outcome.hits[i].matched,
+                        _ => &[],
+                    };
+                    let covered = coverage.share(
+                        index_matched
+                            .iter()
+                            .map(|m| (m.keyword.as_str(), m.level))
+                            .chain(matches.iter().map(|m| (m.0.as_str(), m.1))),
+                    );
+                    let factor = 1.0 - weight + weight * covered;
                     let points = raw + matches.iter().map(|m| m.2).sum::<f64>();
-                    let score = (1.0 - share) * points + share * top_points * body_score;
+                    let score = factor * ((1.0 - share) * points + share * top_points * body_score);
                     for m in &mut matches {
-                        m.2 *= 1.0 - share;
+                        m.2 *= factor * (1.0 - share);
                     }
                     let sum: f64 = matched_sum(source);
                     let parts = Parts {
-                        index: if sum > 0.0 {
-                            (1.0 - share) * raw / sum
-                        } else {
-                            1.0 - share
-                        },
-                        body: Some(share * top_points / best),
+                        index: factor
+                            * if sum > 0.0 {
+                                (1.0 - share) * raw / sum
+                            } else {
+                                1.0 - share
+                            },
+                        body: Some(factor * share * top_points / best),
                         text: matches,
                     };
                     return (row, source, score, body_score, parts);
@@ -1120,6 +1163,56 @@ impl IndexBackend<'_> {
     }
 }
 
+/// The concepts of a levelled-keyword query (a keyword, or the synonyms an
+/// agent grouped with `|`; L1 keywords too, whose domain is part of what was
+/// asked), and which of them a row's matches name. A row that matches few of
+/// them is about something else than the query, however rare the words it
+/// matches: a dependency section of another component, the members of a
+/// class whose name is one of many keywords.
+struct Coverage<'q> {
+    /// Each levelled keyword: its text as given, level and concepts.
+    keywords: Vec<(&'q str, super::Level, &'q [usize])>,
+    /// The number of distinct concepts.
+    total: usize,
+}
+
+impl<'q> Coverage<'q> {
+    fn of(query: &'q Query) -> Self {
+        let keywords: Vec<(&str, super::Level, &[usize])> = query
+            .keywords
+            .iter()
+            .filter(|k| k.level != super::Level::Question)
+            .map(|k| (k.text.as_str(), k.level, k.concepts.as_slice()))
+            .collect();
+        let mut concepts: Vec<usize> = keywords.iter().flat_map(|k| k.2).copied().collect();
+        concepts.sort_unstable();
+        concepts.dedup();
+        Self {
+            keywords,
+            total: concepts.len(),
+        }
+    }
+
+    /// The share (0–1) of the query's concepts that `matched` (keyword as
+    /// given, level) names; 1 when the query has none.
+    fn share<'m>(&self, matched: impl Iterator<Item = (&'m str, super::Level)>) -> f64 {
+        if self.total == 0 {
+            return 1.0;
+        }
+        let mut hit: Vec<usize> = matched
+            .flat_map(|(text, level)| {
+                self.keywords
+                    .iter()
+                    .filter(move |k| k.0 == text && k.1 == level)
+                    .flat_map(|k| k.2.iter().copied())
+            })
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        hit.len() as f64 / self.total as f64
+    }
+}
+
 /// Per index row, during one search: hashed quickly (foldhash, not SipHash);
 /// nothing depends on its order (rows are sorted before they are shown).
 type RowMap<T> = foldhash::HashMap<usize, T>;
@@ -1156,4 +1249,76 @@ fn literal(query: &Query, index: &BodyIndex) -> RowMap<Vec<TextMatch>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Coverage;
+    use crate::query::LevelledKeywords;
+    use crate::search::{Level, Query};
+
+    fn query(l1: &[&str], l2: &[&str], l3: &[&str]) -> Query {
+        let list = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect();
+        Query::from_levels(&LevelledKeywords {
+            l1: list(l1),
+            l2: list(l2),
+            l3: list(l3),
+        })
+    }
+
+    /// Concepts, not keywords, are counted: synonyms an agent grouped count
+    /// once, L1 keywords count, and a match counts only at its own level.
+    #[test]
+    fn coverage_counts_the_concepts_a_row_matches() {
+        let q = query(
+            &["Bean|JavaBeans"],
+            &["BeanUtil|nablarch.core.beans.BeanUtil"],
+            &["getProperty", "プロパティ|property", "取得|get"],
+        );
+        let coverage = Coverage::of(&q);
+        let cases: [(&[(&str, Level)], f64); 7] = [
+            (&[], 0.0),
+            (&[("BeanUtil", Level::L2)], 0.2),
+            // Both synonyms of one concept: still one concept.
+            (
+                &[
+                    ("BeanUtil", Level::L2),
+                    ("nablarch.core.beans.BeanUtil", Level::L2),
+                ],
+                0.2,
+            ),
+            (&[("JavaBeans", Level::L1), ("BeanUtil", Level::L2)], 0.4),
+            // A keyword at a level it was not given at names nothing.
+            (&[("BeanUtil", Level::L3)], 0.0),
+            (&[("unknown", Level::L3)], 0.0),
+            (
+                &[
+                    ("Bean", Level::L1),
+                    ("BeanUtil", Level::L2),
+                    ("getProperty", Level::L3),
+                    ("property", Level::L3),
+                    ("get", Level::L3),
+                ],
+                1.0,
+            ),
+        ];
+        for (matched, want) in cases {
+            let got = coverage.share(matched.iter().copied());
+            assert!((got - want).abs() < 1e-9, "{matched:?}: {got} != {want}");
+        }
+    }
+
+    /// A query without levelled keywords (a question's words) leaves every
+    /// score as it is.
+    #[test]
+    fn coverage_of_a_question_is_whole() {
+        let mut q = Query::default();
+        q.question = Some("索引が古い".into());
+        q.push("索引", Level::Question, 1.0);
+        assert_eq!(Coverage::of(&q).share(std::iter::empty()), 1.0);
+        assert_eq!(
+            Coverage::of(&Query::default()).share(std::iter::empty()),
+            1.0
+        );
+    }
 }

@@ -891,6 +891,86 @@ fn search_two_pass_alpha_out_of_range() {
     );
 }
 
+/// `--keyword-coverage W` (or `keyword_coverage` in kbidx.toml) multiplies each
+/// keyword result's score by 1 − W + W × the share of the query's concepts it
+/// matches: a section that names one of three concepts (`output`, in its
+/// title) falls below sections whose text names all three. Off by default; the
+/// matched points still sum to the score; questions are not affected.
+#[test]
+fn search_keyword_coverage_ranks_sections_naming_more_concepts_higher() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let keywords = ["--top", "3", "--l2", "kbidx search", "--l3", "json,output"];
+    let references = |results: &[serde_json::Value]| -> Vec<String> {
+        results
+            .iter()
+            .map(|r| r["reference"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let off = json_results(&sandbox, &keywords);
+    assert_eq!(
+        off[1]["reference"], "guide/build.json#determinism",
+        "{off:#?}"
+    );
+    let on = json_results(
+        &sandbox,
+        &with_args(&["--keyword-coverage", "0.6"], &keywords),
+    );
+    assert_eq!(on[0]["reference"], off[0]["reference"], "{on:#?}");
+    assert!(
+        !references(&on).contains(&"guide/build.json#determinism".to_owned()),
+        "{on:#?}"
+    );
+    for r in &on {
+        let points: f64 = r["matched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["points"].as_f64().unwrap())
+            .sum();
+        let score = r["score"].as_f64().unwrap();
+        assert!((points - score).abs() < 0.01, "{r}");
+    }
+    sandbox.write("kbidx.toml", "keyword_coverage = 0.6\n");
+    assert_eq!(
+        references(&json_results(&sandbox, &keywords)),
+        references(&on)
+    );
+    assert_eq!(
+        references(&json_results(
+            &sandbox,
+            &with_args(&["--keyword-coverage", "0"], &keywords)
+        )),
+        references(&off)
+    );
+    let question = ["--top", "5", "索引が古いと言われたらどうする？"];
+    let run = |args: &[&str]| sandbox.run(&with_args(&["search"], args)).success().stdout;
+    assert_eq!(
+        run(&question),
+        run(&with_args(&["--keyword-coverage", "0"], &question))
+    );
+}
+
+#[test]
+fn search_keyword_coverage_out_of_range() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let run = sandbox.run(&["search", "--keyword-coverage", "1.5", "--l3", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert_eq!(
+        run.stderr,
+        "kbidx: --keyword-coverage must be between 0 and 1, not 1.5\n"
+    );
+    sandbox.write("kbidx.toml", "body = true\nkeyword_coverage = -0.5\n");
+    let run = sandbox.run(&["search", "--l3", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.starts_with(
+            "kbidx: kbidx.toml:2:1: keyword_coverage must be between 0 and 1, not -0.5"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
 /// SKILL.md, read by every agent in every session, stays short, and its
 /// search command runs as written and prints what it says: a `[rank]
 /// reference  title  (score)` line per result, the text, the cost line.
