@@ -361,7 +361,15 @@ impl BodyArgs {
                 "--keyword-coverage must be between 0 and 1, not {coverage}"
             )));
         }
-        Ok((config.body && !self.no_body).then(|| search::Body {
+        let on = config.body && !self.no_body;
+        if !on && coverage > 0.0 {
+            // Coverage weighs the fusion of the two stages: without the body
+            // stage it would be ignored, so it is refused instead.
+            return Err(Error::Usage(
+                "--keyword-coverage works with the body stage: drop --no-body (or `body = false` in kbidx.toml)".into(),
+            ));
+        }
+        Ok(on.then(|| search::Body {
             keyword_coverage: coverage,
             ..search::Body::default()
         }))

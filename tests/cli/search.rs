@@ -969,6 +969,21 @@ fn search_keyword_coverage_out_of_range() {
         "{}",
         run.stderr
     );
+    // Without the body stage the weight would do nothing: refused, not ignored.
+    sandbox.write("kbidx.toml", "");
+    let run = sandbox.run(&[
+        "search",
+        "--no-body",
+        "--keyword-coverage",
+        "0.6",
+        "--l3",
+        "index",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert_eq!(
+        run.stderr,
+        "kbidx: --keyword-coverage works with the body stage: drop --no-body (or `body = false` in kbidx.toml)\n"
+    );
 }
 
 /// SKILL.md, read by every agent in every session, stays short, and its
