@@ -108,6 +108,13 @@ impl Config {
                 self.hierarchy_alpha
             )));
         }
+        if !self.body && self.keyword_coverage > 0.0 {
+            // As for `--keyword-coverage` with `--no-body`: refused, not ignored.
+            return Err(Error::Usage(
+                "keyword_coverage works with the body stage: drop `body = false` from kbidx.toml"
+                    .into(),
+            ));
+        }
         Ok(crate::search::Settings {
             hierarchy: self.hierarchy.then_some(crate::search::Hierarchy {
                 alpha: self.hierarchy_alpha,
@@ -439,6 +446,33 @@ mod tests {
                 vec!["drafts/**".to_owned()]
             ))
         );
+    }
+
+    /// What `kbidx mcp` searches with: the file's keys, and a coverage weight
+    /// without the body stage refused (it would do nothing).
+    #[test]
+    fn search_settings_keys() {
+        let settings = |text: &str| {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .and_then(|c| c.search_settings())
+                .map(|s| s.body.map(|b| b.keyword_coverage))
+                .map_err(|e| e.to_string())
+        };
+        let cases: &[(&str, std::result::Result<Option<f64>, &str>)] = &[
+            ("", Ok(Some(0.0))),
+            ("keyword_coverage = 0.6\n", Ok(Some(0.6))),
+            ("body = false\n", Ok(None)),
+            ("body = false\nkeyword_coverage = 0\n", Ok(None)),
+            (
+                "body = false\nkeyword_coverage = 0.6\n",
+                Err(
+                    "keyword_coverage works with the body stage: drop `body = false` from kbidx.toml",
+                ),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(settings(text), want.map_err(str::to_owned), "{text:?}");
+        }
     }
 
     #[test]
