@@ -1039,13 +1039,18 @@ impl IndexBackend<'_> {
                         Source::Index(i) => &outcome.hits[i].matched,
                         _ => &[],
                     };
-                    let covered = coverage.share(
-                        index_matched
-                            .iter()
-                            .map(|m| (m.keyword.as_str(), m.level))
-                            .chain(matches.iter().map(|m| (m.0.as_str(), m.1))),
-                    );
-                    let factor = 1.0 - weight + weight * covered;
+                    // Off (the default): no row's matches are counted.
+                    let factor = if weight > 0.0 {
+                        let covered = coverage.share(
+                            index_matched
+                                .iter()
+                                .map(|m| (m.keyword.as_str(), m.level))
+                                .chain(matches.iter().map(|m| (m.0.as_str(), m.1))),
+                        );
+                        1.0 - weight + weight * covered
+                    } else {
+                        1.0
+                    };
                     let points = raw + matches.iter().map(|m| m.2).sum::<f64>();
                     let score = factor * ((1.0 - share) * points + share * top_points * body_score);
                     for m in &mut matches {

@@ -201,6 +201,27 @@ fn worked_example_paging() {
     }
 }
 
+/// The references of `query`'s first 30 results on `corpus`'s `index`.
+fn top30<'i>(
+    shared: &Path,
+    corpus: &str,
+    index: &'i Index,
+    settings: Settings,
+    query: &Query,
+) -> Vec<&'i str> {
+    let searcher = Searcher::new(
+        Matcher::new(index).unwrap(),
+        settings,
+        Some(shared.join(format!("corpora/nabledge-6-{corpus}"))),
+    );
+    let ranking = searcher.search(query, Scoring::Default, 30, None).unwrap();
+    ranking
+        .rows()
+        .into_iter()
+        .map(|row| index.entries[row].reference.as_str())
+        .collect()
+}
+
 /// The cases of issue 27: a section whose text alone holds a levelled
 /// keyword is returned (リラン, which IPADIC splits), and a literal
 /// identifier in the text ranks its section first.
@@ -226,21 +247,11 @@ fn literal_keywords_in_section_text() {
         ),
     ] {
         let index = build(&shared, corpus);
-        let searcher = Searcher::new(
-            Matcher::new(&index).unwrap(),
-            Settings::default(),
-            Some(shared.join(format!("corpora/nabledge-6-{corpus}"))),
-        );
         let mut query = Query::default();
         for &(level, text) in keywords {
             query.push(text, level, 1.0);
         }
-        let ranking = searcher.search(&query, Scoring::Default, 30, None).unwrap();
-        let references: Vec<&str> = ranking
-            .rows()
-            .into_iter()
-            .map(|row| index.entries[row].reference.as_str())
-            .collect();
+        let references = top30(&shared, corpus, &index, Settings::default(), &query);
         let at = references.iter().position(|r| *r == expected);
         assert!(at.is_some(), "{corpus}: {expected} not in {references:?}");
         if first {
@@ -281,17 +292,7 @@ fn bean_util_agent_keywords() {
             body: Some(body),
             ..Settings::default()
         };
-        let searcher = Searcher::new(
-            Matcher::new(&index).unwrap(),
-            settings,
-            Some(shared.join("corpora/nabledge-6-fulltext")),
-        );
-        let ranking = searcher.search(&query, Scoring::Default, 30, None).unwrap();
-        let references: Vec<&str> = ranking
-            .rows()
-            .into_iter()
-            .map(|row| index.entries[row].reference.as_str())
-            .collect();
+        let references = top30(&shared, "fulltext", &index, settings, &query);
         let rank = |r: &str| references.iter().position(|x| *x == r).map(|i| i + 1);
         assert!(
             rank(member).is_some_and(|n| n <= member_within),
