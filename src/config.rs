@@ -208,6 +208,16 @@ impl Config {
         let base = path.parent().unwrap_or(Path::new(""));
         let rel = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
         let default = Self::default();
+        // A weight between 0 and 1, or an error at the key's place in the file.
+        let share = |key: &str, value: Option<f64>| match value {
+            Some(w) if !(0.0..=1.0).contains(&w) => Err(Error::syntax_at(
+                path,
+                text,
+                text.find(key).unwrap_or(0),
+                format!("{key} must be between 0 and 1, not {w}"),
+            )),
+            _ => Ok(value),
+        };
         for (key, value) in [
             ("max_tokens", raw.max_tokens),
             ("max_chars_per_result", raw.max_chars_per_result),
@@ -281,36 +291,16 @@ impl Config {
             exclude: raw.exclude.unwrap_or(default.exclude),
             terms: raw.terms.unwrap_or(default.terms),
             hierarchy: raw.hierarchy.unwrap_or(default.hierarchy),
-            hierarchy_alpha: match raw.hierarchy_alpha {
-                Some(a) if !(0.0..=1.0).contains(&a) => {
-                    return Err(Error::syntax_at(
-                        path,
-                        text,
-                        text.find("hierarchy_alpha").unwrap_or(0),
-                        format!("hierarchy_alpha must be between 0 and 1, not {a}"),
-                    ));
-                }
-                Some(a) => a,
-                None => default.hierarchy_alpha,
-            },
+            hierarchy_alpha: share("hierarchy_alpha", raw.hierarchy_alpha)?
+                .unwrap_or(default.hierarchy_alpha),
             fallback: crate::search::fallback::Settings {
                 enabled: raw.fallback.unwrap_or(default.fallback.enabled),
                 min: raw.fallback_min.unwrap_or(default.fallback.min),
             },
             cache: raw.cache.unwrap_or(default.cache),
             body: raw.body.unwrap_or(default.body),
-            keyword_coverage: match raw.keyword_coverage {
-                Some(w) if !(0.0..=1.0).contains(&w) => {
-                    return Err(Error::syntax_at(
-                        path,
-                        text,
-                        text.find("keyword_coverage").unwrap_or(0),
-                        format!("keyword_coverage must be between 0 and 1, not {w}"),
-                    ));
-                }
-                Some(w) => w,
-                None => default.keyword_coverage,
-            },
+            keyword_coverage: share("keyword_coverage", raw.keyword_coverage)?
+                .unwrap_or(default.keyword_coverage),
             body_limit: match raw.body_limit {
                 Some(value) => value
                     .as_integer()
