@@ -102,8 +102,8 @@ pub(crate) fn skill(name: &str, topics: &[String], layout: &Layout, example: &Ex
          \n\
          The output is the best sections first, within the budget: per result a line\n\
          `[rank] reference  title  (score)`, then the section's text from its start (`…` where\n\
-         the budget cut it; results past the budget as their line only). The last line says\n\
-         what the output cost.\n\
+         the budget cut it; results past the budget as their line only). A line `[#anchor]`\n\
+         starts another section of the same file. The last line says what the output cost.\n\
          \n\
          ## 2. Read more when needed\n\
          \n\

@@ -31,6 +31,7 @@ pub(crate) struct Spender {
     tokens: usize,
     used: (usize, usize),
     spent: bool,
+    min_cut: usize,
 }
 
 /// One result's share: the text to attach and its size.
@@ -55,6 +56,18 @@ impl Spender {
             tokens: budget.max_tokens.unwrap_or(usize::MAX),
             used: (0, 0),
             spent: false,
+            min_cut: 0,
+        }
+    }
+
+    /// The same, handing over nothing of a text after the first that the
+    /// budget over all results would cut to fewer than `tokens` estimated
+    /// tokens: a heading and a few words tell the judge less than the
+    /// result's title, and cost more. The first text is cut to whatever fits.
+    pub(crate) fn with_min_cut(self, tokens: usize) -> Self {
+        Self {
+            min_cut: tokens,
+            ..self
         }
     }
 
@@ -88,6 +101,14 @@ impl Spender {
             self.spent = true;
         }
         let (chars, tokens) = (fitted.text.chars().count(), estimate(fitted.text));
+        if self.spent && tokens < self.min_cut && self.used != (0, 0) {
+            return Share {
+                text: None,
+                truncated: true,
+                chars: 0,
+                tokens: 0,
+            };
+        }
         self.chars = self.chars.saturating_sub(chars);
         self.tokens = self.tokens.saturating_sub(tokens);
         self.used = (self.used.0 + chars, self.used.1 + tokens);
@@ -257,6 +278,57 @@ mod tests {
                 12
             )
         );
+    }
+
+    #[test]
+    fn a_cut_too_short_is_not_handed_over_after_the_first_text() {
+        // (texts, character budget, min cut in tokens) → shares
+        type Case = (
+            &'static [&'static str],
+            usize,
+            usize,
+            &'static [(Option<&'static str>, bool)],
+        );
+        let cases: &[Case] = &[
+            // The second text would keep "cc" (1 token): left out.
+            (
+                &["aaaa\nbb", "cc\ndd\nee"],
+                10,
+                2,
+                &[(Some("aaaa\nbb"), false), (None, true)],
+            ),
+            // Without a minimum it keeps what fits.
+            (
+                &["aaaa\nbb", "cc\ndd\nee"],
+                10,
+                0,
+                &[(Some("aaaa\nbb"), false), (Some("cc"), true)],
+            ),
+            // The first text is cut to whatever fits.
+            (&["aaaa\nbb\ncc"], 4, 50, &[(Some("aaaa"), true)]),
+            // A text that fits whole is handed over however short.
+            (
+                &["aaaa\nbb", "cc"],
+                10,
+                50,
+                &[(Some("aaaa\nbb"), false), (Some("cc"), false)],
+            ),
+        ];
+        for &(texts, chars, min_cut, want) in cases {
+            let budget = Budget {
+                max_chars: Some(chars),
+                ..Budget::default()
+            };
+            let mut spender = Spender::new(budget).with_min_cut(min_cut);
+            let got: Vec<_> = texts
+                .iter()
+                .map(|t| {
+                    let s = spender.take(t);
+                    (s.text, s.truncated)
+                })
+                .collect();
+            assert_eq!(got, want, "{texts:?} {chars} {min_cut}");
+        }
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! same fields; text output prints each section's text as it is, unescaped,
 //! so that a judge can quote it.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -23,29 +25,87 @@ pub(crate) struct Lean<'a> {
     pub(crate) suggest: bool,
 }
 
-/// One result of the lean document and the title it shows ([`titles`]).
-struct LeanRow<'a>(&'a ResultRow, &'a str);
+/// One result as the lean document shows it ([`shown`]): a result with the
+/// title it shows ([`titles`]), and the text handed over for it and for the
+/// results below it from the same file, which are folded into it.
+struct Shown<'a> {
+    row: &'a ResultRow,
+    title: &'a str,
+    /// The result's twins and those of the results folded into it.
+    also: Vec<&'a str>,
+    /// The result's text, then each folded result's after a line `[#anchor]`.
+    content: Option<Cow<'a, str>>,
+    /// Whether any of that text was cut.
+    truncated: bool,
+}
 
-impl Serialize for LeanRow<'_> {
+impl Serialize for Shown<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let r = self.0;
         let mut m = s.serialize_struct("Result", 6)?;
-        m.serialize_field("reference", &r.reference)?;
-        if !self.1.is_empty() {
-            m.serialize_field("title", self.1)?;
+        m.serialize_field("reference", &self.row.reference)?;
+        if !self.title.is_empty() {
+            m.serialize_field("title", self.title)?;
         }
-        m.serialize_field("score", &two_places(r.normalized_score))?;
-        if !r.also.is_empty() {
-            m.serialize_field("also", &r.also)?;
+        m.serialize_field("score", &two_places(self.row.normalized_score))?;
+        if !self.also.is_empty() {
+            m.serialize_field("also", &self.also)?;
         }
-        if r.content.is_some() && r.truncated {
+        if self.content.is_some() && self.truncated {
             m.serialize_field("truncated", &true)?;
         }
-        if let Some(content) = &r.content {
+        if let Some(content) = &self.content {
             m.serialize_field("content", content)?;
         }
         m.end()
     }
+}
+
+/// The results as the lean document shows them. A result with text whose
+/// file already has a result with text above it is folded into that one:
+/// its text follows the first's after a line `[#anchor]` (with its title
+/// when its text does not open with its heading), its twins join the
+/// first's `also`. An agent reads a file's sections together, and a
+/// reference, title and score printed once per file instead of once per
+/// section leave the budget to the text (a class's javadoc members, a
+/// guide's short steps). Results without text stay as they are.
+fn shown(results: &[ResultRow]) -> Vec<Shown<'_>> {
+    let mut out: Vec<Shown<'_>> = Vec::new();
+    let mut first_of_file: HashMap<&str, usize> = HashMap::new();
+    for (row, title) in results.iter().zip(titles(results)) {
+        if let Some(text) = &row.content {
+            if let Some(&at) = first_of_file.get(row.file.as_str()) {
+                let into = &mut out[at];
+                let mut joined = into.content.take().unwrap_or_default().into_owned();
+                let end = joined.trim_end().len();
+                joined.truncate(end);
+                if into.truncated && !joined.ends_with(super::GAP) {
+                    // A cut before another section's text: said where it is.
+                    joined.push('\n');
+                    joined.push_str(super::GAP);
+                }
+                let _ = write!(joined, "\n\n[#{}]", row.section);
+                let heading = header_title(&row.title, Some(text));
+                if heading != header_title(&into.row.title, into.row.content.as_deref()) {
+                    let _ = write!(joined, " {heading}");
+                }
+                joined.push('\n');
+                joined.push_str(text);
+                into.content = Some(Cow::Owned(joined));
+                into.truncated |= row.truncated;
+                into.also.extend(row.also.iter().map(String::as_str));
+                continue;
+            }
+            first_of_file.insert(&row.file, out.len());
+        }
+        out.push(Shown {
+            row,
+            title,
+            also: row.also.iter().map(String::as_str).collect(),
+            content: row.content.as_deref().map(Cow::Borrowed),
+            truncated: row.truncated,
+        });
+    }
+    out
 }
 
 impl Serialize for Lean<'_> {
@@ -63,14 +123,7 @@ impl Serialize for Lean<'_> {
         if self.suggest {
             m.serialize_field("suggest", &r.suggest)?;
         }
-        let titles = titles(&r.results);
-        let rows: Vec<LeanRow<'_>> = r
-            .results
-            .iter()
-            .zip(titles)
-            .map(|(x, t)| LeanRow(x, t))
-            .collect();
-        m.serialize_field("results", &rows)?;
+        m.serialize_field("results", &shown(&r.results))?;
         if let Some(budget) = &r.budget {
             m.serialize_field("budget", budget)?;
         }
@@ -101,15 +154,13 @@ impl Lean<'_> {
         if with_content {
             fields.extend(["truncated", "content"]);
         }
-        let rows: Vec<Vec<String>> = r
-            .results
+        let rows: Vec<Vec<String>> = shown(&r.results)
             .iter()
-            .zip(titles(&r.results))
-            .map(|(x, title)| {
+            .map(|x| {
                 let mut cells = vec![
-                    quote(&x.reference, ','),
-                    quote(title, ','),
-                    two_places(x.normalized_score).to_string(),
+                    quote(&x.row.reference, ','),
+                    quote(x.title, ','),
+                    two_places(x.row.normalized_score).to_string(),
                     quote(&x.also.join(" "), ','),
                 ];
                 if with_content {
@@ -143,15 +194,21 @@ impl Lean<'_> {
         if r.results.is_empty() {
             s.push_str("no results\n");
         }
-        for (i, (x, title)) in r.results.iter().zip(titles(&r.results)).enumerate() {
-            if i > 0 && (x.content.is_some() || r.results[i - 1].content.is_some()) {
+        let shown = shown(&r.results);
+        for (i, x) in shown.iter().enumerate() {
+            if i > 0 && (x.content.is_some() || shown[i - 1].content.is_some()) {
                 s.push('\n');
             }
-            let _ = write!(s, "[{}] {}", x.rank, read::quote_reference(&x.reference));
-            if !title.is_empty() {
-                let _ = write!(s, "  {title}");
+            let _ = write!(
+                s,
+                "[{}] {}",
+                x.row.rank,
+                read::quote_reference(&x.row.reference)
+            );
+            if !x.title.is_empty() {
+                let _ = write!(s, "  {}", x.title);
             }
-            let _ = writeln!(s, "  ({:.2})", x.normalized_score);
+            let _ = writeln!(s, "  ({:.2})", x.row.normalized_score);
             if !x.also.is_empty() {
                 let also: Vec<_> = x.also.iter().map(|a| read::quote_reference(a)).collect();
                 let _ = writeln!(s, "also: {}", also.join(" "));

@@ -45,8 +45,12 @@ pub(crate) enum Format {
 
 /// The layout version of the search document, which clients can check: 2
 /// is the lean document (see [`lean`]) and the budget that bounds the whole
-/// document.
-pub(crate) const DOCUMENT_VERSION: u32 = 2;
+/// document; 3 folds a file's sections into its first result with text.
+pub(crate) const DOCUMENT_VERSION: u32 = 3;
+
+/// The fewest estimated tokens of a section's text the budget over all
+/// results may cut it to and still hand it over (see [`Spender::with_min_cut`]).
+const MIN_CUT_TOKENS: usize = 32;
 
 /// How a report is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -656,7 +660,7 @@ impl Report {
         budget: Budget,
         passages: Option<&QueryWords>,
     ) -> Result<()> {
-        let mut spender = Spender::new(budget);
+        let mut spender = Spender::new(budget).with_min_cut(MIN_CUT_TOKENS);
         for row in &mut self.results {
             if spender.is_spent() {
                 // Nothing is left: the section is not even read.

@@ -299,6 +299,29 @@ fn eval_answer_recall_is_what_search_hands_over() {
     }
 }
 
+/// The text a search document hands over for `reference`: its result's
+/// content, or, when the section is folded into its file's first result
+/// with text, what follows its line `[#section]` there up to the next
+/// folded section ("" when neither).
+fn handed_text<'d>(doc: &'d serde_json::Value, reference: &str) -> &'d str {
+    let (file, section) = reference.split_once('#').unwrap();
+    let results = doc["results"].as_array().unwrap();
+    if let Some(own) = results.iter().find(|x| x["reference"] == reference) {
+        let content = own["content"].as_str().unwrap_or("");
+        return content.split("\n\n[#").next().unwrap_or("");
+    }
+    let marker = format!("\n\n[#{section}]");
+    results
+        .iter()
+        .filter(|x| x["reference"].as_str().unwrap().split_once('#').unwrap().0 == file)
+        .filter_map(|x| x["content"].as_str())
+        .find_map(|c| c.split_once(marker.as_str()))
+        .map_or("", |(_, rest)| {
+            let rest = rest.split_once('\n').map_or("", |(_, text)| text);
+            rest.split("\n\n[#").next().unwrap_or("")
+        })
+}
+
 /// [`eval_answer_recall_is_what_search_hands_over`] for one set and `--hand-over`.
 fn same_hand_over(sandbox: &Sandbox, set_file: &str, hand_over: &str, searched: &str) {
     let set = sandbox.read_to_string(set_file);
@@ -378,13 +401,7 @@ fn same_hand_over(sandbox: &Sandbox, set_file: &str, hand_over: &str, searched: 
                     .and_then(|x| x["answer"].as_str())
                     .unwrap();
                 for (doc, was) in handed.iter().zip(answered) {
-                    let content = doc["results"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .find(|x| x["reference"] == reference)
-                        .and_then(|x| x["content"].as_str())
-                        .unwrap_or("");
+                    let content = handed_text(doc, reference);
                     let holds = squeeze(content).contains(&squeeze(phrase));
                     assert_eq!(
                         was.as_bool(),

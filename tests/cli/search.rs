@@ -1861,3 +1861,50 @@ fn search_lean_document_by_default() {
         toon.stdout
     );
 }
+
+/// A section whose file already has a result with text above it is folded
+/// into that result: its text follows after a line `[#section]`, so the
+/// reference, title and score are printed once per file. The text handed
+/// over for a folded section is its own (a prefix of what `kbidx read` prints).
+#[test]
+fn search_folds_a_files_sections_into_its_first_result() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let args = [
+        "search",
+        "--max-tokens",
+        "600",
+        "--top",
+        "5",
+        "--l2",
+        "kbidx search",
+        "--l3",
+        "budget,max-tokens,format",
+    ];
+    let text = sandbox.run(&args).success();
+    insta::assert_snapshot!("folded_sections", text.transcript());
+    let json = sandbox
+        .run(&[&args[..], &["--format", "json"]].concat())
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let mut files = std::collections::HashSet::new();
+    let mut folded = 0;
+    for r in doc["results"].as_array().unwrap() {
+        let Some(content) = r["content"].as_str() else {
+            continue;
+        };
+        let (file, _) = r["reference"].as_str().unwrap().split_once('#').unwrap();
+        assert!(files.insert(file), "{file} has two results with text");
+        for part in content.split("\n\n[#").skip(1) {
+            let (line, text) = part.split_once('\n').unwrap();
+            let section = line.split(']').next().unwrap();
+            let read = sandbox
+                .run(&["read", "--format", "json", &format!("{file}#{section}")])
+                .success();
+            let whole: serde_json::Value = serde_json::from_str(&read.stdout).unwrap();
+            let whole = whole["content"].as_str().unwrap();
+            assert!(whole.starts_with(text.trim_end()), "{section}: {text}");
+            folded += 1;
+        }
+    }
+    assert!(folded > 0, "{}", json.stdout);
+}
