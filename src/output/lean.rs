@@ -37,6 +37,8 @@ struct Shown<'a> {
     content: Option<Cow<'a, str>>,
     /// Whether any of that text was cut.
     truncated: bool,
+    /// Whether the last section's text in `content` was cut.
+    last_cut: bool,
 }
 
 impl Serialize for Shown<'_> {
@@ -78,7 +80,7 @@ fn shown(results: &[ResultRow]) -> Vec<Shown<'_>> {
                 let mut joined = into.content.take().unwrap_or_default().into_owned();
                 let end = joined.trim_end().len();
                 joined.truncate(end);
-                if into.truncated && !joined.ends_with(super::GAP) {
+                if into.last_cut && !joined.ends_with(super::GAP) {
                     // A cut before another section's text: said where it is.
                     joined.push('\n');
                     joined.push_str(super::GAP);
@@ -92,6 +94,7 @@ fn shown(results: &[ResultRow]) -> Vec<Shown<'_>> {
                 joined.push_str(text);
                 into.content = Some(Cow::Owned(joined));
                 into.truncated |= row.truncated;
+                into.last_cut = row.truncated;
                 into.also.extend(row.also.iter().map(String::as_str));
                 continue;
             }
@@ -103,6 +106,7 @@ fn shown(results: &[ResultRow]) -> Vec<Shown<'_>> {
             also: row.also.iter().map(String::as_str).collect(),
             content: row.content.as_deref().map(Cow::Borrowed),
             truncated: row.truncated,
+            last_cut: row.truncated,
         });
     }
     out
@@ -216,7 +220,7 @@ impl Lean<'_> {
             if let Some(content) = &x.content {
                 s.push_str(content.trim_end());
                 s.push('\n');
-                if x.truncated && !content.trim_end().ends_with(super::GAP) {
+                if x.last_cut && !content.trim_end().ends_with(super::GAP) {
                     s.push_str(super::GAP);
                     s.push('\n');
                 }
@@ -324,7 +328,7 @@ pub(super) fn push_toon_budget(s: &mut String, budget: &BudgetRow) {
 
 #[cfg(test)]
 mod tests {
-    use super::{header_title, titles};
+    use super::{header_title, shown, titles};
     use crate::output::{ResultRow, Stage};
 
     #[test]
@@ -370,5 +374,70 @@ mod tests {
         for (title, content, shown) in cases {
             assert_eq!(header_title(title, content), shown, "{title:?} {content:?}");
         }
+    }
+
+    #[test]
+    fn a_files_sections_are_folded_into_its_first_result_with_text() {
+        // (reference, title, content, truncated, twins)
+        type Row = (
+            &'static str,
+            &'static str,
+            Option<&'static str>,
+            bool,
+            &'static [&'static str],
+        );
+        let rows: &[Row] = &[
+            ("a.json#s1", "A / One", Some("## One\none"), true, &[]),
+            ("b.json#s1", "B / One", Some("## One\nb"), false, &[]),
+            (
+                "a.json#s2",
+                "A / Two",
+                Some("## Two\ntwo"),
+                false,
+                &["c.json#s9"],
+            ),
+            (
+                "a.json#s3",
+                "A / Three",
+                Some("three, no heading"),
+                true,
+                &[],
+            ),
+            ("a.json#s4", "A / Four", None, true, &[]),
+        ];
+        let rows: Vec<ResultRow> = rows
+            .iter()
+            .map(|&(reference, title, content, truncated, twins)| {
+                let mut row = ResultRow::of(reference, title, (1.0, 1.0), Stage::Index, Vec::new());
+                row.content = content.map(str::to_owned);
+                row.truncated = truncated;
+                row.also = twins.iter().map(|t| (*t).to_owned()).collect();
+                row
+            })
+            .collect();
+        let got: Vec<(&str, Option<String>, bool, Vec<&str>)> = shown(&rows)
+            .into_iter()
+            .map(|x| {
+                let content = x.content.map(std::borrow::Cow::into_owned);
+                (x.row.reference.as_str(), content, x.truncated, x.also)
+            })
+            .collect();
+        let want: Vec<(&str, Option<String>, bool, Vec<&str>)> = vec![
+            (
+                "a.json#s1",
+                // The cut first text is marked before the next section's;
+                // s3's title is said as its text has no heading.
+                Some(
+                    "## One\none\n…\n\n[#s2]\n## Two\ntwo\n\n[#s3] A / Three\nthree, no heading"
+                        .to_owned(),
+                ),
+                true,
+                vec!["c.json#s9"],
+            ),
+            ("b.json#s1", Some("## One\nb".to_owned()), false, vec![]),
+            // Without text: its own line.
+            ("a.json#s4", None, true, vec![]),
+        ];
+        assert_eq!(got, want);
     }
 }
