@@ -1872,7 +1872,7 @@ fn search_folds_a_files_sections_into_its_first_result() {
     let args = [
         "search",
         "--max-tokens",
-        "600",
+        "800",
         "--top",
         "5",
         "--l2",
