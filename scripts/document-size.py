@@ -8,8 +8,8 @@ build (`kbidx --config /dev/null build --knowledge ../shared/corpora/nabledge-6-
     python3 scripts/document-size.py KBIDX LABEL
 
 Prints per format and budget the median characters and estimated tokens of the whole output (the
-estimate is kbidx's own, as scripts/agent-report.py ports it), the largest, and the median share
-of it that is the sections' text. A build whose JSON has `budget.content_tokens` (the lean
+estimate is kbidx's own, as scripts/agent-report.py ports it), the largest, the median share
+of it that is the sections' text, and how many searches' share is under 0.8. A build whose JSON has `budget.content_tokens` (the lean
 document) reports each format's own content; an older one hands over the same content in every
 format, so its JSON's is used.
 """
@@ -78,7 +78,8 @@ def main():
     for (fmt, budget), rows in sorted(cli.items()):
         print(f"{label} {fmt} --max-tokens {budget}: median {int(statistics.median(r[0] for r in rows))} characters, "
               f"{int(statistics.median(r[1] for r in rows))} tokens (largest {max(r[1] for r in rows)}); "
-              f"content share {statistics.median(r[2] / r[1] for r in rows):.3f}")
+              f"content share {statistics.median(r[2] / r[1] for r in rows):.3f}, "
+              f"under 0.8 in {sum(1 for r in rows if r[2] < 0.8 * r[1])} of {len(rows)}")
     print(f"{label} mcp max_tokens 5000: median text item {int(statistics.median(r[0] for r in mcp))} tokens "
           f"(largest {max(r[0] for r in mcp)}), structured {int(statistics.median(r[1] for r in mcp))} tokens "
           f"(largest {max(r[1] for r in mcp)}), content {int(statistics.median(r[2] for r in mcp))} tokens")
