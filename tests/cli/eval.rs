@@ -1,6 +1,6 @@
 //! `kbidx eval`: accuracy over a query set, through the binary.
 
-use crate::common::Sandbox;
+use crate::common::{Sandbox, folded_sections};
 
 #[test]
 fn eval_summary_runs() {
@@ -307,19 +307,19 @@ fn handed_text<'d>(doc: &'d serde_json::Value, reference: &str) -> &'d str {
     let (file, section) = reference.split_once('#').unwrap();
     let results = doc["results"].as_array().unwrap();
     if let Some(own) = results.iter().find(|x| x["reference"] == reference) {
-        let content = own["content"].as_str().unwrap_or("");
-        return content.split("\n\n[#").next().unwrap_or("");
+        return folded_sections(own["content"].as_str().unwrap_or("")).0;
     }
-    let marker = format!("\n\n[#{section}]");
     results
         .iter()
         .filter(|x| x["reference"].as_str().unwrap().split_once('#').unwrap().0 == file)
         .filter_map(|x| x["content"].as_str())
-        .find_map(|c| c.split_once(marker.as_str()))
-        .map_or("", |(_, rest)| {
-            let rest = rest.split_once('\n').map_or("", |(_, text)| text);
-            rest.split("\n\n[#").next().unwrap_or("")
+        .find_map(|c| {
+            folded_sections(c)
+                .1
+                .into_iter()
+                .find_map(|(anchor, text)| (anchor == section).then_some(text))
         })
+        .unwrap_or("")
 }
 
 /// [`eval_answer_recall_is_what_search_hands_over`] for one set and `--hand-over`.

@@ -2,7 +2,7 @@
 //! questions, levelled keywords, output formats, the full-text fallback, the cache and the
 //! two-pass (hierarchical) mode.
 
-use crate::common::{Run, Sandbox, transcripts};
+use crate::common::{Run, Sandbox, folded_sections, transcripts};
 
 /// The levelled keywords of `ja-build-01` in tests/fixtures/queries.jsonl.
 const CHECK_KEYWORDS: [&str; 6] = [
@@ -1894,9 +1894,7 @@ fn search_folds_a_files_sections_into_its_first_result() {
         };
         let (file, _) = r["reference"].as_str().unwrap().split_once('#').unwrap();
         assert!(files.insert(file), "{file} has two results with text");
-        for part in content.split("\n\n[#").skip(1) {
-            let (line, text) = part.split_once('\n').unwrap();
-            let section = line.split(']').next().unwrap();
+        for (section, text) in folded_sections(content).1 {
             let read = sandbox
                 .run(&["read", "--format", "json", &format!("{file}#{section}")])
                 .success();

@@ -285,6 +285,21 @@ pub(crate) fn transcripts(runs: &[Run]) -> String {
         .join("\n")
 }
 
+/// A lean result's `content` split at its folded sections: the result's own
+/// text, then each folded section's anchor and text (what follows its line
+/// `[#anchor]`, up to the next such line).
+pub(crate) fn folded_sections(content: &str) -> (&str, Vec<(&str, &str)>) {
+    let mut parts = content.split("\n\n[#");
+    let own = parts.next().unwrap_or("");
+    let folded = parts
+        .map(|part| {
+            let (line, text) = part.split_once('\n').unwrap_or((part, ""));
+            (line.split(']').next().unwrap_or(""), text)
+        })
+        .collect();
+    (own, folded)
+}
+
 fn owned(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| (*a).to_owned()).collect()
 }
