@@ -104,7 +104,7 @@ try {
     check(!result.isError, "not an error", result);
     const doc = result.structuredContent;
     check(doc?.results?.length > 0 && doc.results.length <= 5, "1 to 5 results", doc);
-    check(doc.version === 3 && doc.total > 0, "the lean document, version 3", doc);
+    check(doc.version === 4 && doc.total > 0, "the lean document, version 4", doc);
     first = doc.results[0].reference;
     check(first === "troubleshooting.json#stale-index", "the stale-index section first", doc.results[0]);
     check(result.content?.[0]?.type === "text" && result.content[0].text.includes(first), "a text rendering naming it", result.content);

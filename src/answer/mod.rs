@@ -109,6 +109,10 @@ const LISTING_SHARE: f64 = 0.03;
 /// before whole results are dropped from its end.
 const FITS: usize = 8;
 
+/// A document that fits leaves at most `1 / GROW_AT` of its budget unspent
+/// before its content budget grows by what is left.
+const GROW_AT: usize = 50;
+
 /// How many halvings look for a larger content budget that still fits,
 /// after the overflow's cut found one.
 const BISECTIONS: usize = 5;
@@ -181,38 +185,35 @@ pub(crate) fn deliver(
         let (ok, chars, tokens) = fits(&fitted);
         Ok((fitted, ok, chars, tokens))
     };
+    // The last content budget whose document overflowed, and the best
+    // document that fits with the content budget it was made with.
     let mut too_much: Option<Budget> = None;
+    let mut fitting: Option<(Report, Budget)> = None;
     for _ in 0..FITS {
         let (fitted, ok, chars, tokens) = attempt(content, texts)?;
         if ok {
-            // The overflow's cut may have taken more than it had to: what
-            // lies between this content budget and the last that overflowed
-            // is tried by halves, and the largest that fits is kept.
-            let mut best = fitted;
-            if let Some(mut hi) = too_much {
-                let mut lo = content;
-                for _ in 0..BISECTIONS {
-                    let mid = Budget {
-                        max_chars: midpoint(lo.max_chars, hi.max_chars),
-                        max_tokens: midpoint(lo.max_tokens, hi.max_tokens),
-                        ..content
-                    };
-                    if (mid.max_chars, mid.max_tokens) == (lo.max_chars, lo.max_tokens) {
-                        break;
-                    }
-                    let (fitted, ok, ..) = attempt(mid, texts)?;
-                    if ok {
-                        best = fitted;
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
+            // A document shorter than its content (a twin's paragraphs
+            // shown once) leaves budget unspent: while nothing has
+            // overflowed and text was cut, the content grows by the slack.
+            let slack = (
+                limit.0.saturating_sub(chars),
+                limit.1.saturating_sub(tokens),
+            );
+            let grow = too_much.is_none()
+                && fitted.results.iter().any(|r| r.truncated)
+                && (slack.0 >= limit.0 / GROW_AT || slack.1 >= limit.1 / GROW_AT);
+            fitting = Some((fitted, content));
+            if !grow {
+                break;
             }
-            *report = best;
-            return Ok(());
+            content.max_chars = content.max_chars.map(|c| c.saturating_add(slack.0));
+            content.max_tokens = content.max_tokens.map(|c| c.saturating_add(slack.1));
+            continue;
         }
         too_much = Some(content);
+        if fitting.is_some() {
+            break;
+        }
         // Lower the content by the overflow (and a little more, for the keys
         // and escapes that come with it).
         let shrink = |cap: Option<usize>, size: usize, max: usize| {
@@ -226,6 +227,35 @@ pub(crate) fn deliver(
             break;
         }
     }
+    if let Some((mut best, mut lo)) = fitting {
+        // The overflow's cut may have taken more than it had to: what lies
+        // between the content budget that fits and the last that overflowed
+        // is tried by halves, and the largest that fits is kept.
+        if let Some(mut hi) = too_much {
+            for _ in 0..BISECTIONS {
+                let mid = Budget {
+                    max_chars: midpoint(lo.max_chars, hi.max_chars),
+                    max_tokens: midpoint(lo.max_tokens, hi.max_tokens),
+                    ..lo
+                };
+                if (mid.max_chars, mid.max_tokens) == (lo.max_chars, lo.max_tokens) {
+                    break;
+                }
+                let (fitted, ok, ..) = attempt(mid, texts)?;
+                if ok {
+                    best = fitted;
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+        }
+        if !style.explain {
+            keep_content_share(&mut best, style);
+        }
+        *report = best;
+        return Ok(());
+    }
     // No content fits beside the envelope: whole results go from the end,
     // but the first result's line stays (a budget smaller than the envelope
     // and one result is not met).
@@ -236,6 +266,31 @@ pub(crate) fn deliver(
     }
     *report = fitted;
     Ok(())
+}
+
+/// The share of a lean document's estimated tokens that its content keeps
+/// when the budget binds: the lines of results past the content give way
+/// below it.
+const CONTENT_SHARE: f64 = 0.8;
+
+/// Drops the lines of results past the content from the end of a lean
+/// document whose content is under [`CONTENT_SHARE`] of it: where a budget
+/// binds, the reader paid for text, and a listed reference is worth less
+/// than the share of text it displaces.
+fn keep_content_share(report: &mut Report, style: Style) {
+    let Some(content) = report.budget.as_ref().map(|b| b.content_tokens) else {
+        return;
+    };
+    while report.results.last().is_some_and(|r| r.content.is_none())
+        && report.results.iter().any(|r| r.content.is_some())
+        && report
+            .budget
+            .as_ref()
+            .is_some_and(|b| (content as f64) < CONTENT_SHARE * b.tokens as f64)
+    {
+        report.results.pop();
+        seal(report, style);
+    }
 }
 
 /// Sets the budget object's caps to the request's (the content's were lower).
@@ -252,6 +307,14 @@ fn finish(report: &mut Report, caps: Budget) {
 pub(crate) fn seal(report: &mut Report, style: Style) {
     if report.budget.is_none() {
         return;
+    }
+    if !style.explain {
+        // The lean document shows a twin's repeated paragraphs once.
+        let (chars, tokens) = crate::output::lean::shown_text_size(&report.results);
+        if let Some(budget) = report.budget.as_mut() {
+            budget.content_chars = chars;
+            budget.content_tokens = tokens;
+        }
     }
     for _ in 0..4 {
         let (chars, tokens) = report.size(style);
@@ -428,10 +491,9 @@ mod tests {
         /// document) bounds the whole printed document in every format and
         /// hand-over; the document states its own
         /// size; when the budget binds, the lean document is at least 80%
-        /// content from N = 2,000 on as text and TOON, 78% as JSON (whose
-        /// keys and escapes cost more beside this handbook's short sections:
-        /// the least measured on a grid of budgets 11 tokens apart is 0.798,
-        /// JSON with passages; TOON 0.824, text 0.863).
+        /// content from N = 2,000 on in every format (the least measured on
+        /// every budget from 2,000 to 2,600 tokens is 0.800, JSON with
+        /// passages, whose keys and escapes cost the most).
         #[test]
         fn the_document_stays_within_its_budget(
             max_tokens in 500usize..12_000,
@@ -466,8 +528,7 @@ mod tests {
             let binds = report.results.iter().any(|r| r.truncated);
             if max_tokens >= 2_000 && !explain && binds {
                 let share = budget.content_tokens as f64 / tokens as f64;
-                let floor = if style.format == Format::Json { 0.78 } else { 0.8 };
-                prop_assert!(share >= floor, "content {share:.2} of {tokens}: {document}");
+                prop_assert!(share >= 0.8, "content {share:.3} of {tokens}: {document}");
             }
         }
     }

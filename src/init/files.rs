@@ -103,7 +103,8 @@ pub(crate) fn skill(name: &str, topics: &[String], layout: &Layout, example: &Ex
          The output is the best sections first, within the budget: per result a line\n\
          `[rank] reference  title  (score)`, then the section's text from its start (`…` where\n\
          the budget cut it; results past the budget as their line only). A line `[#anchor]`\n\
-         starts another section of the same file. The last line says what the output cost.\n\
+         starts another section of the same file, `[file.json#anchor] (…)` a section repeating\n\
+         text above. The last line says what the output cost.\n\
          \n\
          ## 2. Read more when needed\n\
          \n\

@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde::ser::SerializeStruct as _;
 
+use super::tokens::estimate;
 use super::{BudgetRow, Report, ResultRow, read};
 use crate::index::toon::quote;
 use crate::search::suggest::Suggestion;
@@ -39,6 +40,9 @@ struct Shown<'a> {
     truncated: bool,
     /// Whether the last section's text in `content` was cut.
     last_cut: bool,
+    /// Characters and estimated tokens of the sections' text in `content`
+    /// (its `[#anchor]` lines aside).
+    text_size: (usize, usize),
 }
 
 impl Serialize for Shown<'_> {
@@ -69,47 +73,179 @@ impl Serialize for Shown<'_> {
 /// first's `also`. An agent reads a file's sections together, and a
 /// reference, title and score printed once per file instead of once per
 /// section leave the budget to the text (a class's javadoc members, a
-/// guide's short steps). Results without text stay as they are.
+/// guide's short steps). A result whose text mostly repeats paragraphs
+/// shown above ([`TWIN_SHARE`]; the same setup step for each project type,
+/// one release note in two files) is folded into the result that shows the
+/// most of them, after a line `[reference]` marked
+/// [`TWIN_MARK`], with only its paragraphs not shown above: a judge
+/// reads each paragraph once and still gets every line that differs.
+/// Results without text stay as they are.
 fn shown(results: &[ResultRow]) -> Vec<Shown<'_>> {
     let mut out: Vec<Shown<'_>> = Vec::new();
     let mut first_of_file: HashMap<&str, usize> = HashMap::new();
+    // Each paragraph shown so far (white space removed) and the result
+    // that shows it.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for (row, title) in results.iter().zip(titles(results)) {
-        if let Some(text) = &row.content {
-            if let Some(&at) = first_of_file.get(row.file.as_str()) {
-                let into = &mut out[at];
-                let mut joined = into.content.take().unwrap_or_default().into_owned();
-                let end = joined.trim_end().len();
-                joined.truncate(end);
-                if into.last_cut && !joined.ends_with(super::GAP) {
-                    // A cut before another section's text: said where it is.
-                    joined.push('\n');
-                    joined.push_str(super::GAP);
-                }
-                let _ = write!(joined, "\n\n[#{}]", row.section);
-                let heading = header_title(&row.title, Some(text));
-                if heading != header_title(&into.row.title, into.row.content.as_deref()) {
-                    let _ = write!(joined, " {heading}");
-                }
-                joined.push('\n');
-                joined.push_str(text);
-                into.content = Some(Cow::Owned(joined));
-                into.truncated |= row.truncated;
-                into.last_cut = row.truncated;
-                into.also.extend(row.also.iter().map(String::as_str));
-                continue;
-            }
+        let Some(text) = &row.content else {
+            out.push(Shown::of(row, title));
+            continue;
+        };
+        let twin = repeats(text, &seen);
+        let into = first_of_file
+            .get(row.file.as_str())
+            .copied()
+            .or(twin.as_ref().map(|t| t.0));
+        let Some(at) = into else {
             first_of_file.insert(&row.file, out.len());
+            remember(text, out.len(), &mut seen);
+            out.push(Shown::of(row, title));
+            continue;
+        };
+        let into = &mut out[at];
+        let mut joined = into.content.take().unwrap_or_default().into_owned();
+        let end = joined.trim_end().len();
+        joined.truncate(end);
+        if into.last_cut && !joined.ends_with(super::GAP) {
+            // A cut before another section's text: said where it is.
+            joined.push('\n');
+            joined.push_str(super::GAP);
         }
-        out.push(Shown {
+        if row.file == into.row.file {
+            let _ = write!(joined, "\n\n[#{}]", row.section);
+            let heading = header_title(&row.title, Some(text));
+            if twin.is_none()
+                && heading != header_title(&into.row.title, into.row.content.as_deref())
+            {
+                let _ = write!(joined, " {heading}");
+            }
+        } else {
+            let _ = write!(joined, "\n\n[{}]", row.reference);
+        }
+        let piece = match &twin {
+            Some((_, kept)) => {
+                let _ = write!(joined, " {TWIN_MARK}");
+                Cow::Owned(kept.join("\n\n"))
+            }
+            None => Cow::Borrowed(text.as_str()),
+        };
+        if !piece.is_empty() {
+            joined.push('\n');
+            joined.push_str(&piece);
+        }
+        into.text_size.0 += piece.chars().count();
+        into.text_size.1 += estimate(&piece);
+        into.content = Some(Cow::Owned(joined));
+        into.truncated |= row.truncated;
+        into.last_cut = row.truncated;
+        into.also.extend(row.also.iter().map(String::as_str));
+        if twin.is_none() {
+            remember(text, at, &mut seen);
+        }
+    }
+    out
+}
+
+/// The share of a section's text (white space aside) that paragraphs shown
+/// above must hold for it to be shown as a twin of them.
+const TWIN_SHARE: f64 = 0.5;
+
+/// Paragraphs shorter than this (white space aside) are shown again, but for
+/// headings: a short line between others carries its place, not knowledge.
+const TWIN_MIN_PARAGRAPH: usize = 20;
+
+/// What the line of a twin says after its reference and title.
+pub(crate) const TWIN_MARK: &str = "(paragraphs shown above left out)";
+
+/// `text`'s paragraphs: runs of lines between blank lines, a code fence
+/// kept whole.
+fn paragraphs(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut at, mut fenced) = (None, 0, false);
+    for line in text.split_inclusive('\n') {
+        let body = line.trim();
+        if body.starts_with("```") || body.starts_with("~~~") {
+            fenced = !fenced;
+        }
+        if body.is_empty() && !fenced {
+            if let Some(s) = start.take() {
+                out.push(text[s..at].trim_end());
+            }
+        } else if start.is_none() {
+            start = Some(at);
+        }
+        at += line.len();
+    }
+    if let Some(s) = start {
+        out.push(text[s..].trim_end());
+    }
+    out
+}
+
+/// A paragraph as paragraphs are compared: without white space.
+fn key(paragraph: &str) -> String {
+    paragraph.split_whitespace().collect()
+}
+
+/// Whether `text` is a twin of paragraphs in `seen`: the result showing the
+/// most of them, and `text`'s other paragraphs.
+fn repeats<'t>(text: &'t str, seen: &HashMap<String, usize>) -> Option<(usize, Vec<&'t str>)> {
+    let (mut total, mut repeated) = (0usize, 0usize);
+    let mut by_result: HashMap<usize, usize> = HashMap::new();
+    let mut kept = Vec::new();
+    for p in paragraphs(text) {
+        let k = key(p);
+        let n = k.chars().count();
+        total += n;
+        match seen.get(&k) {
+            Some(&at) if n >= TWIN_MIN_PARAGRAPH || p.starts_with('#') => {
+                repeated += n;
+                *by_result.entry(at).or_default() += n;
+            }
+            _ => kept.push(p),
+        }
+    }
+    if total == 0 || (repeated as f64) < TWIN_SHARE * total as f64 {
+        return None;
+    }
+    let at = by_result
+        .into_iter()
+        .max_by_key(|&(at, n)| (n, std::cmp::Reverse(at)))
+        .map(|(at, _)| at)?;
+    Some((at, kept))
+}
+
+/// Records `text`'s paragraphs as shown by result `at` (the first showing wins).
+fn remember(text: &str, at: usize, seen: &mut HashMap<String, usize>) {
+    for p in paragraphs(text) {
+        seen.entry(key(p)).or_insert(at);
+    }
+}
+
+impl<'a> Shown<'a> {
+    /// A result shown on its own.
+    fn of(row: &'a ResultRow, title: &'a str) -> Self {
+        Self {
             row,
             title,
             also: row.also.iter().map(String::as_str).collect(),
             content: row.content.as_deref().map(Cow::Borrowed),
             truncated: row.truncated,
             last_cut: row.truncated,
-        });
+            text_size: row
+                .content
+                .as_deref()
+                .map_or((0, 0), |t| (t.chars().count(), estimate(t))),
+        }
     }
-    out
+}
+
+/// Characters and estimated tokens of the sections' text the lean document
+/// of `results` shows (a twin's paragraphs shown above counted once).
+pub(crate) fn shown_text_size(results: &[ResultRow]) -> (usize, usize) {
+    shown(results)
+        .iter()
+        .fold((0, 0), |(c, t), x| (c + x.text_size.0, t + x.text_size.1))
 }
 
 impl Serialize for Lean<'_> {
@@ -328,7 +464,7 @@ pub(super) fn push_toon_budget(s: &mut String, budget: &BudgetRow) {
 
 #[cfg(test)]
 mod tests {
-    use super::{header_title, shown, titles};
+    use super::{TWIN_MARK, header_title, paragraphs, shown, titles};
     use crate::output::{ResultRow, Stage};
 
     #[test]
@@ -439,5 +575,68 @@ mod tests {
             ("a.json#s4", None, true, vec![]),
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_twins_paragraphs_shown_above_are_left_out() {
+        let setup = "## Setup\n\nRun the generator with the archetype of your choice.\n\n```sh\nmvn archetype:generate\n```";
+        let other = "## Setup\n\nRun the generator with the archetype of your choice.\n\n```sh\nmvn archetype:generate -Ddbless\n```";
+        let half = "## Notes\n\nRun the generator with the archetype of your choice.\n\nA paragraph of its own, long enough to count.\n\nAnother paragraph of its own, long enough too.";
+        // (reference, content) → (reference, content shown)
+        let rows: &[(&str, Option<&str>)] = &[
+            ("web.json#s1", Some(setup)),
+            ("batch.json#s1", Some(setup)),
+            ("dbless.json#s1", Some(other)),
+            ("notes.json#s1", Some(half)),
+            ("web.json#s2", Some(setup)),
+            ("none.json#s1", None),
+        ];
+        let rows: Vec<ResultRow> = rows
+            .iter()
+            .map(|&(reference, content)| {
+                let mut row = ResultRow::of(reference, "T", (1.0, 1.0), Stage::Index, Vec::new());
+                row.content = content.map(str::to_owned);
+                row
+            })
+            .collect();
+        let got: Vec<(&str, Option<String>)> = shown(&rows)
+            .into_iter()
+            .map(|x| {
+                (
+                    x.row.reference.as_str(),
+                    x.content.map(std::borrow::Cow::into_owned),
+                )
+            })
+            .collect();
+        let mark = TWIN_MARK;
+        let want: Vec<(&str, Option<String>)> = vec![
+            (
+                "web.json#s1",
+                // A whole twin: its line alone. A twin with a differing code
+                // block: that block (a fence is one paragraph). A section of
+                // the same file folds as a file's section does, its repeats
+                // left out too.
+                Some(format!(
+                    "{setup}\n\n[batch.json#s1] {mark}\n\n[dbless.json#s1] {mark}\n```sh\nmvn archetype:generate -Ddbless\n```\n\n[#s2] {mark}"
+                )),
+            ),
+            // Under half of it repeated: shown whole, on its own line.
+            ("notes.json#s1", Some(half.to_owned())),
+            ("none.json#s1", None),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn paragraphs_split_at_blank_lines_outside_code_fences() {
+        let cases: &[(&str, &[&str])] = &[
+            ("a\n\nb", &["a", "b"]),
+            ("a\n\n\n\nb\n", &["a", "b"]),
+            ("a\n```\nx\n\ny\n```\n\nb", &["a\n```\nx\n\ny\n```", "b"]),
+            ("  \n\n", &[]),
+        ];
+        for &(text, want) in cases {
+            assert_eq!(paragraphs(text), want, "{text:?}");
+        }
     }
 }

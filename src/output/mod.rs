@@ -45,8 +45,9 @@ pub(crate) enum Format {
 
 /// The layout version of the search document, which clients can check: 2
 /// is the lean document (see [`lean`]) and the budget that bounds the whole
-/// document; 3 folds a file's sections into its first result with text.
-pub(crate) const DOCUMENT_VERSION: u32 = 3;
+/// document; 3 folds a file's sections into its first result with text; 4
+/// shows a twin's paragraphs once, after a line `[reference] (…)`.
+pub(crate) const DOCUMENT_VERSION: u32 = 4;
 
 /// The fewest estimated tokens of a section's text the budget over all
 /// results may cut it to and still hand it over (see [`Spender::with_min_cut`]).

@@ -168,7 +168,7 @@ fn read_several_references_within_one_budget() {
         .run(&[&["read", "--format", "json"][..], &refs[..]].concat())
         .success();
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(doc["version"], 3);
+    assert_eq!(doc["version"], 4);
     assert_eq!(doc["sections"].as_array().unwrap().len(), 3);
     let budgeted = sandbox
         .run(&[&["read", "--max-tokens", "200"][..], &refs[..]].concat())

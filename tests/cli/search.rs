@@ -1180,6 +1180,79 @@ fn search_collapse_folds_a_copied_file_into_the_original() {
     }
 }
 
+/// The lean document shows a twin's paragraphs once: a copied file's
+/// sections come after a line `[reference] (paragraphs shown above left
+/// out)` with only what their original did not show, every paragraph of
+/// theirs is still in the document, the stated content is the text shown,
+/// and the budget the twins leave goes to more text.
+#[test]
+fn search_shows_a_twins_paragraphs_once() {
+    let copy = std::fs::read(crate::common::repo().join("knowledge/guide/build.json")).unwrap();
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file("knowledge/guide/build-copy.json", copy)
+        .with_built_index();
+    let question = ["--top", "8", "how do I check that the index is up to date"];
+    let args = with_args(
+        &["search", "--format", "json", "--max-tokens", "20000"],
+        &question,
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&sandbox.run(&args).success().stdout).unwrap();
+    let results = doc["results"].as_array().unwrap();
+    let text: String = results
+        .iter()
+        .filter_map(|r| r["content"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let squeezed: String = text.split_whitespace().collect();
+    let mark = " (paragraphs shown above left out)";
+    // The copy ranks with its original, either first: the second of each
+    // pair is the twin.
+    let twins: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix('[')?.strip_suffix(&format!("]{mark}")))
+        .filter(|r| r.starts_with("guide/build"))
+        .collect();
+    assert!(!twins.is_empty(), "{text}");
+    for reference in &twins {
+        let read = sandbox
+            .run(&["read", "--format", "json", reference])
+            .success();
+        let whole: serde_json::Value = serde_json::from_str(&read.stdout).unwrap();
+        for paragraph in whole["content"].as_str().unwrap().split("\n\n") {
+            let paragraph: String = paragraph.split_whitespace().collect();
+            assert!(squeezed.contains(&paragraph), "{reference}: {paragraph}");
+        }
+        let (_, section) = reference.split_once('#').unwrap();
+        let lines = results
+            .iter()
+            .filter(|r| {
+                r["reference"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("#{section}"))
+            })
+            .filter(|r| r["reference"].as_str().unwrap().starts_with("guide/build"))
+            .count();
+        assert!(
+            lines <= 1,
+            "{reference}: a twin has no result line of its own"
+        );
+    }
+    // The budget states the text shown (its `[reference]` lines aside),
+    // twins' repeats counted once.
+    let marker =
+        |l: &str| l.starts_with('[') && l.split(']').next().is_some_and(|r| r.contains('#'));
+    let shown: usize = text
+        .lines()
+        .filter(|l| !marker(l))
+        .map(|l| l.chars().count())
+        .sum();
+    let stated = doc["budget"]["content_chars"].as_u64().unwrap() as usize;
+    assert!(shown.abs_diff(stated) * 20 < stated, "{stated} vs {shown}");
+}
+
 /// Refilling searches deeper than `--top`, but what it keeps is in the plain
 /// ranking's order with its scores: an exclude that matches nothing changes nothing.
 #[test]

@@ -287,15 +287,32 @@ pub(crate) fn transcripts(runs: &[Run]) -> String {
 
 /// A lean result's `content` split at its folded sections: the result's own
 /// text, then each folded section's anchor and text (what follows its line
-/// `[#anchor]`, up to the next such line).
+/// `[#anchor]`, up to the next such line). A twin's line `[file#anchor] (…)`
+/// ends the text before it; its own text (the paragraphs not shown above)
+/// is not a section's text and is left out.
 pub(crate) fn folded_sections(content: &str) -> (&str, Vec<(&str, &str)>) {
-    let mut parts = content.split("\n\n[#");
-    let own = parts.next().unwrap_or("");
-    let folded = parts
-        .map(|part| {
-            let (line, text) = part.split_once('\n').unwrap_or((part, ""));
-            (line.split(']').next().unwrap_or(""), text)
-        })
+    let mut pieces: Vec<(Option<&str>, &str)> = Vec::new();
+    let (mut start, mut anchor) = (0, None);
+    let mut at = 0;
+    for line in content.split_inclusive('\n') {
+        let reference = line
+            .strip_prefix('[')
+            .and_then(|l| l.split_once(']'))
+            .map(|(r, _)| r)
+            .filter(|r| r.contains('#') && !r.contains(' '));
+        let after_blank = at >= 2 && content[..at].ends_with("\n\n");
+        if let (Some(reference), true) = (reference, after_blank) {
+            pieces.push((anchor, &content[start..at - 2]));
+            anchor = Some(reference);
+            start = at + line.len();
+        }
+        at += line.len();
+    }
+    pieces.push((anchor, &content[start.min(content.len())..]));
+    let own = pieces[0].1;
+    let folded = pieces[1..]
+        .iter()
+        .filter_map(|&(reference, text)| Some((reference?.strip_prefix('#')?, text)))
         .collect();
     (own, folded)
 }
