@@ -9,7 +9,9 @@ build (`kbidx --config /dev/null build --knowledge ../shared/corpora/nabledge-6-
 
 Prints per format and budget the median characters and estimated tokens of the whole output (the
 estimate is kbidx's own, as scripts/agent-report.py ports it), the largest, the median share
-of it that is the sections' text, and how many searches' share is under 0.8. A build whose JSON has `budget.content_tokens` (the lean
+of it that is the sections' text, and how many searches' share is under 0.8; for text output
+also the tokens of paragraphs (20 characters or more, white space aside) printed a second time in
+the same output, and in how many searches. A build whose JSON has `budget.content_tokens` (the lean
 document) reports each format's own content; an older one hands over the same content in every
 format, so its JSON's is used.
 """
@@ -39,6 +41,17 @@ def content_of(fmt, out, json_content):
     return int(m.group(1)) if m else json_content
 
 
+def repeated(out):
+    """Estimated tokens of `out`'s paragraphs that an earlier paragraph of it already printed."""
+    seen, tokens = set(), 0
+    for paragraph in re.split(r"\n\s*\n", out):
+        key = "".join(paragraph.split())
+        if len(key) >= 20 and key in seen:
+            tokens += estimate(paragraph)
+        seen.add(key)
+    return tokens
+
+
 def main():
     kbidx, label = sys.argv[1], sys.argv[2]
     cli, mcp = {}, []
@@ -56,7 +69,8 @@ def main():
                 for fmt in ("text", "json", "toon"):
                     out = doc if fmt == "json" else run(fmt)
                     cli.setdefault((fmt, budget), []).append(
-                        (len(out), estimate(out), content_of(fmt, out, json_content)))
+                        (len(out), estimate(out), content_of(fmt, out, json_content),
+                         repeated(out) if fmt == "text" else 0))
         lines = ['{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"size","version":"0"}}}',
                  '{"jsonrpc":"2.0","method":"notifications/initialized"}']
         for i, case in enumerate(cases):
@@ -79,7 +93,9 @@ def main():
         print(f"{label} {fmt} --max-tokens {budget}: median {int(statistics.median(r[0] for r in rows))} characters, "
               f"{int(statistics.median(r[1] for r in rows))} tokens (largest {max(r[1] for r in rows)}); "
               f"content share {statistics.median(r[2] / r[1] for r in rows):.3f}, "
-              f"under 0.8 in {sum(1 for r in rows if r[2] < 0.8 * r[1])} of {len(rows)}")
+              f"under 0.8 in {sum(1 for r in rows if r[2] < 0.8 * r[1])} of {len(rows)}"
+              + (f"; paragraphs printed twice {sum(r[3] for r in rows) / sum(r[1] for r in rows):.2%} "
+                 f"of tokens, in {sum(1 for r in rows if r[3])} searches" if fmt == "text" else ""))
     print(f"{label} mcp max_tokens 5000: median text item {int(statistics.median(r[0] for r in mcp))} tokens "
           f"(largest {max(r[0] for r in mcp)}), structured {int(statistics.median(r[1] for r in mcp))} tokens "
           f"(largest {max(r[1] for r in mcp)}), content {int(statistics.median(r[2] for r in mcp))} tokens")
