@@ -95,7 +95,9 @@ pub(crate) fn answer(options: &Request, searcher: &Searcher<'_>) -> Result<Repor
         let mut texts = searcher
             .texts()
             .unwrap_or_else(|| Texts::files(&options.knowledge));
-        deliver(&mut report, options, searcher, &mut texts)?;
+        crate::timings::time("deliver", || {
+            deliver(&mut report, options, searcher, &mut texts)
+        })?;
     }
     Ok(report)
 }

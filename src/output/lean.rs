@@ -40,9 +40,10 @@ struct Shown<'a> {
     truncated: bool,
     /// Whether the last section's text in `content` was cut.
     last_cut: bool,
-    /// Characters and estimated tokens of the sections' text in `content`
-    /// (its `[#anchor]` lines aside).
-    text_size: (usize, usize),
+    /// The sections' text in `content`, its `[#anchor]` lines aside, each
+    /// with its estimated tokens when the hand-over measured them (measured
+    /// only by [`shown_text_size`]).
+    texts: Vec<(Cow<'a, str>, Option<usize>)>,
 }
 
 impl Serialize for Shown<'_> {
@@ -83,22 +84,22 @@ impl Serialize for Shown<'_> {
 fn shown(results: &[ResultRow]) -> Vec<Shown<'_>> {
     let mut out: Vec<Shown<'_>> = Vec::new();
     let mut first_of_file: HashMap<&str, usize> = HashMap::new();
-    // Each paragraph shown so far (white space removed) and the result
-    // that shows it.
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    // Each paragraph shown so far and the result that shows it.
+    let mut seen: Seen<'_> = HashMap::new();
     for (row, title) in results.iter().zip(titles(results)) {
         let Some(text) = &row.content else {
             out.push(Shown::of(row, title));
             continue;
         };
-        let twin = repeats(text, &seen);
+        let keys: Vec<Key<'_>> = paragraphs(text).into_iter().map(Key::of).collect();
+        let twin = repeats(&keys, &seen);
         let into = first_of_file
             .get(row.file.as_str())
             .copied()
             .or(twin.as_ref().map(|t| t.0));
         let Some(at) = into else {
             first_of_file.insert(&row.file, out.len());
-            remember(text, out.len(), &mut seen);
+            remember(&keys, out.len(), &mut seen);
             out.push(Shown::of(row, title));
             continue;
         };
@@ -133,14 +134,14 @@ fn shown(results: &[ResultRow]) -> Vec<Shown<'_>> {
             joined.push('\n');
             joined.push_str(&piece);
         }
-        into.text_size.0 += piece.chars().count();
-        into.text_size.1 += estimate(&piece);
+        let tokens = if twin.is_some() { None } else { row.tokens };
+        into.texts.push((piece, tokens));
         into.content = Some(Cow::Owned(joined));
         into.truncated |= row.truncated;
         into.last_cut = row.truncated;
         into.also.extend(row.also.iter().map(String::as_str));
         if twin.is_none() {
-            remember(text, at, &mut seen);
+            remember(&keys, at, &mut seen);
         }
     }
     out
@@ -182,27 +183,64 @@ fn paragraphs(text: &str) -> Vec<&str> {
     out
 }
 
-/// A paragraph as paragraphs are compared: without white space.
-fn key(paragraph: &str) -> String {
-    paragraph.split_whitespace().collect()
+/// A paragraph as paragraphs are compared (ASCII white space aside): a hash
+/// of its bytes and its character count, compared in full only when the
+/// hashes meet (no string is built per paragraph: every measure of a
+/// document renders it).
+#[derive(Clone, Copy)]
+struct Key<'t> {
+    paragraph: &'t str,
+    hash: u64,
+    chars: usize,
 }
 
-/// Whether `text` is a twin of paragraphs in `seen`: the result showing the
-/// most of them, and `text`'s other paragraphs.
-fn repeats<'t>(text: &'t str, seen: &HashMap<String, usize>) -> Option<(usize, Vec<&'t str>)> {
+/// `paragraph`'s bytes without ASCII white space.
+fn squeezed(paragraph: &str) -> impl Iterator<Item = u8> + '_ {
+    paragraph.bytes().filter(|b| !b.is_ascii_whitespace())
+}
+
+impl<'t> Key<'t> {
+    fn of(paragraph: &'t str) -> Self {
+        let (mut hash, mut chars) = (0u64, 0);
+        for b in squeezed(paragraph) {
+            hash = (hash.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+            // A character's first byte (not a UTF-8 continuation byte).
+            chars += usize::from(b & 0xC0 != 0x80);
+        }
+        Self {
+            paragraph,
+            hash,
+            chars,
+        }
+    }
+
+    fn same(&self, other: &Key<'_>) -> bool {
+        self.chars == other.chars && squeezed(self.paragraph).eq(squeezed(other.paragraph))
+    }
+}
+
+/// The paragraphs shown so far, by hash, with the result that shows each
+/// (the first showing wins).
+type Seen<'t> = HashMap<u64, (Key<'t>, usize)>;
+
+/// Whether the text of `keys` is a twin of paragraphs in `seen`: the result
+/// showing the most of them, and its other paragraphs.
+fn repeats<'t>(keys: &[Key<'t>], seen: &Seen<'_>) -> Option<(usize, Vec<&'t str>)> {
     let (mut total, mut repeated) = (0usize, 0usize);
     let mut by_result: HashMap<usize, usize> = HashMap::new();
     let mut kept = Vec::new();
-    for p in paragraphs(text) {
-        let k = key(p);
-        let n = k.chars().count();
-        total += n;
-        match seen.get(&k) {
-            Some(&at) if n >= TWIN_MIN_PARAGRAPH || p.starts_with('#') => {
-                repeated += n;
-                *by_result.entry(at).or_default() += n;
+    for key in keys {
+        total += key.chars;
+        let shown = seen
+            .get(&key.hash)
+            .filter(|(other, _)| other.same(key))
+            .map(|&(_, at)| at);
+        match shown {
+            Some(at) if key.chars >= TWIN_MIN_PARAGRAPH || key.paragraph.starts_with('#') => {
+                repeated += key.chars;
+                *by_result.entry(at).or_default() += key.chars;
             }
-            _ => kept.push(p),
+            _ => kept.push(key.paragraph),
         }
     }
     if total == 0 || (repeated as f64) < TWIN_SHARE * total as f64 {
@@ -215,10 +253,10 @@ fn repeats<'t>(text: &'t str, seen: &HashMap<String, usize>) -> Option<(usize, V
     Some((at, kept))
 }
 
-/// Records `text`'s paragraphs as shown by result `at` (the first showing wins).
-fn remember(text: &str, at: usize, seen: &mut HashMap<String, usize>) {
-    for p in paragraphs(text) {
-        seen.entry(key(p)).or_insert(at);
+/// Records the paragraphs of `keys` as shown by result `at`.
+fn remember<'t>(keys: &[Key<'t>], at: usize, seen: &mut Seen<'t>) {
+    for &key in keys {
+        seen.entry(key.hash).or_insert((key, at));
     }
 }
 
@@ -232,10 +270,12 @@ impl<'a> Shown<'a> {
             content: row.content.as_deref().map(Cow::Borrowed),
             truncated: row.truncated,
             last_cut: row.truncated,
-            text_size: row
+            texts: row
                 .content
                 .as_deref()
-                .map_or((0, 0), |t| (t.chars().count(), estimate(t))),
+                .map(|t| (Cow::Borrowed(t), row.tokens))
+                .into_iter()
+                .collect(),
         }
     }
 }
@@ -245,7 +285,13 @@ impl<'a> Shown<'a> {
 pub(crate) fn shown_text_size(results: &[ResultRow]) -> (usize, usize) {
     shown(results)
         .iter()
-        .fold((0, 0), |(c, t), x| (c + x.text_size.0, t + x.text_size.1))
+        .flat_map(|x| &x.texts)
+        .fold((0, 0), |(c, t), (text, tokens)| {
+            (
+                c + text.chars().count(),
+                t + tokens.unwrap_or_else(|| estimate(text)),
+            )
+        })
 }
 
 impl Serialize for Lean<'_> {
