@@ -155,7 +155,7 @@ const TWIN_SHARE: f64 = 0.5;
 /// headings: a short line between others carries its place, not knowledge.
 const TWIN_MIN_PARAGRAPH: usize = 20;
 
-/// What the line of a twin says after its reference and title.
+/// What the line of a twin says after its reference.
 pub(crate) const TWIN_MARK: &str = "(paragraphs shown above left out)";
 
 /// `text`'s paragraphs: runs of lines between blank lines, a code fence
