@@ -1142,13 +1142,19 @@ fn search_diversity_flags_are_checked_before_work() {
     assert_eq!(run.code, 2, "{}", run.transcript());
 }
 
-#[test]
-fn search_collapse_folds_a_copied_file_into_the_original() {
+/// The repository's knowledge with a copy of `guide/build.json` beside it
+/// (`guide/build-copy.json`): every section of it has a twin.
+fn with_copied_build_file() -> Sandbox {
     let copy = std::fs::read(crate::common::repo().join("knowledge/guide/build.json")).unwrap();
-    let sandbox = Sandbox::new()
+    Sandbox::new()
         .with_repo_knowledge()
         .with_file("knowledge/guide/build-copy.json", copy)
-        .with_built_index();
+        .with_built_index()
+}
+
+#[test]
+fn search_collapse_folds_a_copied_file_into_the_original() {
+    let sandbox = with_copied_build_file();
     let question = ["--top", "6", "how do I check that the index is up to date"];
     let plain = json_results(&sandbox, &question);
     let file = |r: &serde_json::Value| r["file"].as_str().unwrap().to_owned();
@@ -1187,11 +1193,7 @@ fn search_collapse_folds_a_copied_file_into_the_original() {
 /// and the budget the twins leave goes to more text.
 #[test]
 fn search_shows_a_twins_paragraphs_once() {
-    let copy = std::fs::read(crate::common::repo().join("knowledge/guide/build.json")).unwrap();
-    let sandbox = Sandbox::new()
-        .with_repo_knowledge()
-        .with_file("knowledge/guide/build-copy.json", copy)
-        .with_built_index();
+    let sandbox = with_copied_build_file();
     let question = ["--top", "8", "how do I check that the index is up to date"];
     let args = with_args(
         &["search", "--format", "json", "--max-tokens", "20000"],

@@ -288,31 +288,36 @@ pub(crate) fn transcripts(runs: &[Run]) -> String {
 /// A lean result's `content` split at its folded sections: the result's own
 /// text, then each folded section's anchor and text (what follows its line
 /// `[#anchor]`, up to the next such line). A twin's line `[file#anchor] (…)`
-/// ends the text before it; its own text (the paragraphs not shown above)
-/// is not a section's text and is left out.
+/// or `[#anchor] (…)` ends the text before it; its own text (the paragraphs
+/// not shown above) is not a section's text and is left out.
 pub(crate) fn folded_sections(content: &str) -> (&str, Vec<(&str, &str)>) {
+    // Each piece: the line that opens it (none for the result's own text)
+    // and its text.
     let mut pieces: Vec<(Option<&str>, &str)> = Vec::new();
-    let (mut start, mut anchor) = (0, None);
-    let mut at = 0;
+    let (mut start, mut opened, mut at) = (0, None, 0);
     for line in content.split_inclusive('\n') {
-        let reference = line
+        let marker = line
             .strip_prefix('[')
             .and_then(|l| l.split_once(']'))
-            .map(|(r, _)| r)
-            .filter(|r| r.contains('#') && !r.contains(' '));
-        let after_blank = at >= 2 && content[..at].ends_with("\n\n");
-        if let (Some(reference), true) = (reference, after_blank) {
-            pieces.push((anchor, &content[start..at - 2]));
-            anchor = Some(reference);
+            .is_some_and(|(r, _)| r.contains('#') && !r.contains(' '));
+        if marker && at >= 2 && content[..at].ends_with("\n\n") {
+            pieces.push((opened, &content[start..at - 2]));
+            opened = Some(line.trim_end());
             start = at + line.len();
         }
         at += line.len();
     }
-    pieces.push((anchor, &content[start.min(content.len())..]));
+    pieces.push((opened, &content[start.min(content.len())..]));
     let own = pieces[0].1;
     let folded = pieces[1..]
         .iter()
-        .filter_map(|&(reference, text)| Some((reference?.strip_prefix('#')?, text)))
+        .filter(|(line, _)| {
+            !line.is_some_and(|l| l.ends_with(" (paragraphs shown above left out)"))
+        })
+        .filter_map(|&(line, text)| {
+            let anchor = line?.strip_prefix("[#")?.split(']').next()?;
+            Some((anchor, text))
+        })
         .collect();
     (own, folded)
 }
