@@ -347,8 +347,8 @@ impl Config {
     }
 }
 
-/// How `search` shapes each result's content (see `output::adaptive` and
-/// `output::passages`).
+/// How `search` shapes each result's content (see `answer::adaptive` and
+/// `answer::passages`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum HandOver {

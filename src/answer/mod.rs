@@ -11,6 +11,12 @@ use crate::output::budget::Budget;
 use crate::output::{Report, Style};
 use crate::search::{self, Hierarchy, Query, Scoring, Searcher, Texts, fallback};
 
+pub(crate) mod adaptive;
+pub(crate) mod passages;
+pub(crate) mod strategy;
+
+use strategy::Strategy;
+
 /// A search request, resolved: everything typed, nothing left to parse
 /// (from `kbidx search`'s flags and `kbidx.toml`, or from an MCP call).
 #[derive(Debug)]
@@ -411,11 +417,11 @@ fn hand_over(
         .collect();
     searcher.load_texts(texts, &references)?;
     if options.hand_over == HandOver::Start {
-        return report.attach_content(|r| texts.section(r), budget, None);
+        return Strategy::Start.hand(report, |r| texts.section(r), budget);
     }
     // Passages count the words the body stage bridged English query
     // words to (`retry→リトライ`), as the search matched them.
-    let mut words = crate::output::passages::QueryWords::of(&options.query)?;
+    let mut words = passages::QueryWords::of(&options.query)?;
     words.add_bridged(
         report
             .results
@@ -423,10 +429,11 @@ fn hand_over(
             .flat_map(|r| &r.matched)
             .filter_map(|m| m.bridge.as_ref()),
     );
-    match options.hand_over {
-        HandOver::Adaptive => report.attach_adaptive(|r| texts.section(r), budget, &words),
-        _ => report.attach_content(|r| texts.section(r), budget, Some(&words)),
-    }
+    let strategy = match options.hand_over {
+        HandOver::Adaptive => Strategy::Adaptive(&words),
+        _ => Strategy::Passages(&words),
+    };
+    strategy.hand(report, |r| texts.section(r), budget)
 }
 
 #[cfg(test)]

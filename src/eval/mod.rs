@@ -12,10 +12,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::answer::passages::{Paragraphs, QueryWords};
+use crate::answer::strategy::passage_caps_for;
 use crate::error::{Error, Result};
 use crate::index::model::Index;
-use crate::output::passage_caps_for;
-use crate::output::passages::{Paragraphs, QueryWords};
 use crate::query::LevelledKeywords;
 pub use crate::search::Settings;
 use crate::search::bm25::Bm25Index;

@@ -18,18 +18,18 @@ use crate::search::{
     Level, Matcher, Outcome, Placed, Query, Ranking, Scoring, Searcher, Source, Stages,
 };
 
-pub(crate) mod adaptive;
 pub(crate) mod budget;
 pub(crate) mod build;
 pub(crate) mod confidence;
 pub(crate) mod lean;
-pub(crate) mod passages;
 pub(crate) mod read;
 pub(crate) mod tokens;
 
-use budget::{Budget, Spender};
+use budget::Budget;
 pub(crate) use confidence::Confidence;
-use passages::{DEFAULT_PASSAGE_CHARS, GAP, Paragraphs, QueryWords};
+
+/// The line that stands where text was left out (a cut, a passage's gap).
+pub(crate) const GAP: &str = "…";
 
 /// Output format of `kbidx search`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -48,10 +48,6 @@ pub(crate) enum Format {
 /// document; 3 folds a file's sections into its first result with text; 4
 /// shows a twin's paragraphs once, after a line `[reference] (…)`.
 pub(crate) const DOCUMENT_VERSION: u32 = 4;
-
-/// The fewest estimated tokens of a section's text the budget over all
-/// results may cut it to and still hand it over (see [`Spender::with_min_cut`]).
-const MIN_CUT_TOKENS: usize = 32;
 
 /// How a report is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -650,125 +646,6 @@ impl Report {
         }
     }
 
-    /// Attaches section text to each result within `budget` (best first; a
-    /// cut or left-out text is marked `truncated`, see [`budget`]). With
-    /// `passages` (the query's words), each result's text is first reduced
-    /// to its query-focused passage (see [`passages`]) within the per-result
-    /// caps, or [`DEFAULT_PASSAGE_CHARS`] when neither is set.
-    pub(crate) fn attach_content(
-        &mut self,
-        mut lookup: impl FnMut(&str) -> Result<String>,
-        budget: Budget,
-        passages: Option<&QueryWords>,
-    ) -> Result<()> {
-        let mut spender = Spender::new(budget).with_min_cut(MIN_CUT_TOKENS);
-        for row in &mut self.results {
-            if spender.is_spent() {
-                // Nothing is left: the section is not even read.
-                row.truncated = true;
-                continue;
-            }
-            let text = lookup(&row.reference)?;
-            let (text, cut, passage) = match passages {
-                Some(words) => {
-                    let (chars, tokens) = passage_caps(budget);
-                    let paragraphs = Paragraphs::new(&text, chars, tokens)?;
-                    let p = paragraphs.passage(words);
-                    (p.text.into_owned(), p.truncated, p.passage)
-                }
-                None => (text, false, false),
-            };
-            let share = spender.take(&text);
-            row.truncated = share.truncated || cut;
-            if let Some(kept) = share.text {
-                row.passage = passage;
-                row.tokens = Some(share.tokens);
-                row.content = Some(if kept.len() == text.len() {
-                    text
-                } else {
-                    kept.to_owned()
-                });
-            }
-        }
-        if budget.is_set() || passages.is_some() {
-            let (chars, tokens) = spender.used();
-            self.budget = Some(BudgetRow {
-                caps: budget,
-                chars: 0,
-                tokens: 0,
-                content_chars: chars,
-                content_tokens: tokens,
-                passages: passages.is_some(),
-            });
-        }
-        Ok(())
-    }
-
-    /// Attaches section text to the results within `budget`, shaped to the
-    /// section (see [`adaptive`]): every result first gets its core (the
-    /// section whole when it is short, else its best blocks for `words`),
-    /// best first while the budget lasts; what is left then widens the best
-    /// results' cores, up to the whole section. The report's confidence,
-    /// set before, decides whether the first results lead. Without a budget over all
-    /// results each section is handed over whole, or as its best blocks
-    /// within the per-result caps.
-    pub(crate) fn attach_adaptive(
-        &mut self,
-        mut lookup: impl FnMut(&str) -> Result<String>,
-        budget: Budget,
-        words: &QueryWords,
-    ) -> Result<()> {
-        let params = if budget.max_chars.is_none() && budget.max_tokens.is_none() {
-            // No budget over all results: each section whole, or its best
-            // blocks within the per-result caps.
-            adaptive::Params {
-                core: usize::MAX,
-                widen: usize::MAX,
-                lead: 0,
-                lead_share: 100,
-            }
-        } else {
-            adaptive::Params::for_confidence(self.confidence.level)
-        };
-        let mut plan = adaptive::Plan::new(budget, params);
-        let mut texts = Vec::new();
-        for row in &self.results {
-            if plan.is_full() {
-                break;
-            }
-            let text = lookup(&row.reference)?;
-            if !plan.add(&text, words)? {
-                break;
-            }
-            texts.push(text);
-        }
-        plan.widen(&texts, words)?;
-        let (mut chars, mut tokens) = (0, 0);
-        for (i, row) in self.results.iter_mut().enumerate() {
-            match plan.handed(i) {
-                Some(handed) => {
-                    chars += handed.text.chars().count();
-                    tokens += handed.tokens;
-                    row.truncated = handed.truncated;
-                    row.passage = handed.passage;
-                    row.tokens = Some(handed.tokens);
-                    row.content = Some(handed.text);
-                }
-                None => row.truncated = true,
-            }
-        }
-        self.budget = Some(BudgetRow {
-            caps: budget,
-            chars: 0,
-            tokens: 0,
-            content_chars: chars,
-            content_tokens: tokens,
-            // Whether any content is a passage (a selection of blocks).
-            passages: self.results.iter().any(|r| r.passage),
-        });
-        Ok(())
-    }
-
     /// The report as `style` prints it.
     pub(crate) fn document(&self, style: Style) -> String {
         let lean = lean::Lean {
@@ -1128,23 +1005,6 @@ fn placed_matches(row: &mut ResultRow, placed: &Placed, body_hit: Option<&BodyHi
     if let Some(applied) = &placed.weight {
         row.matched.push(MatchedRow::weight(applied));
     }
-}
-
-/// The caps of one passage: the per-result caps of `budget`, or
-/// [`DEFAULT_PASSAGE_CHARS`] characters when neither is set.
-pub(crate) fn passage_caps(budget: Budget) -> (usize, usize) {
-    match (budget.max_chars_per_result, budget.max_tokens_per_result) {
-        (None, None) => (DEFAULT_PASSAGE_CHARS, usize::MAX),
-        (chars, tokens) => (chars.unwrap_or(usize::MAX), tokens.unwrap_or(usize::MAX)),
-    }
-}
-
-/// [`passage_caps`] of a per-result character cap alone (`kbidx eval`).
-pub(crate) fn passage_caps_for(max_chars_per_result: Option<usize>) -> (usize, usize) {
-    passage_caps(Budget {
-        max_chars_per_result,
-        ..Budget::default()
-    })
 }
 
 /// Rounds a score to 4 decimals, as the documents show it.

@@ -558,7 +558,7 @@ fn search_token_budgets() {
     let sandbox = Sandbox::new().with_repo_knowledge();
     let search = |budget: &[&str]| {
         // Cuts from the start: the budgets' arithmetic (the default
-        // adaptive hand-over is tested in `output::adaptive`).
+        // adaptive hand-over is tested in `answer::adaptive`).
         let mut args = vec![
             "search",
             "--explain",

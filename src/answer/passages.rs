@@ -29,9 +29,9 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use super::budget::fit;
-use super::tokens::estimate;
 use crate::error::Result;
+use crate::output::budget::fit;
+use crate::output::tokens::estimate;
 use crate::search::body_match::Bridge;
 use crate::search::{Level, Query};
 use crate::text::terms;
@@ -42,8 +42,7 @@ use crate::text::terms;
 /// "Query-focused passages").
 pub(crate) const DEFAULT_PASSAGE_CHARS: usize = 1000;
 
-/// The line marking left-out text.
-pub(crate) const GAP: &str = "…";
+pub(crate) use crate::output::GAP;
 
 /// The query's words as the body stage searches them, with their weights.
 #[derive(Debug, Clone, Default, PartialEq)]

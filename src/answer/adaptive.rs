@@ -24,10 +24,10 @@
 //! The result is a function of the texts, the query's words and the budget:
 //! deterministic.
 
-use super::budget::{Budget, fit};
 use super::passages::{Paragraphs, QueryWords};
-use super::tokens::estimate;
 use crate::error::Result;
+use crate::output::budget::{Budget, fit};
+use crate::output::tokens::estimate;
 
 /// The sizes the two passes work with, in estimated tokens: chosen on the
 /// dev questions by answer recall at 2,000 / 5,000 / 10,000 tokens (a flat
@@ -239,7 +239,7 @@ fn shape(text: &str, max_chars: usize, max_tokens: usize, words: &QueryWords) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::passages::tests::words;
+    use crate::answer::passages::tests::words;
 
     /// The plan for `texts` within `tokens` over all results.
     fn plan(texts: &[String], tokens: usize, params: Params) -> Vec<Option<Handed>> {
