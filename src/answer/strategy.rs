@@ -91,15 +91,11 @@ fn from_start(
         }
     }
     if budget.is_set() || passages.is_some() {
-        let (chars, tokens) = spender.used();
-        report.budget = Some(BudgetRow {
-            caps: budget,
-            chars: 0,
-            tokens: 0,
-            content_chars: chars,
-            content_tokens: tokens,
-            passages: passages.is_some(),
-        });
+        report.budget = Some(BudgetRow::of_content(
+            budget,
+            spender.used(),
+            passages.is_some(),
+        ));
     }
     Ok(())
 }
@@ -157,15 +153,9 @@ fn adaptive(
             None => row.truncated = true,
         }
     }
-    report.budget = Some(BudgetRow {
-        caps: budget,
-        chars: 0,
-        tokens: 0,
-        content_chars: chars,
-        content_tokens: tokens,
-        // Whether any content is a passage (a selection of blocks).
-        passages: report.results.iter().any(|r| r.passage),
-    });
+    // Whether any content is a passage (a selection of blocks).
+    let passages = report.results.iter().any(|r| r.passage);
+    report.budget = Some(BudgetRow::of_content(budget, (chars, tokens), passages));
     Ok(())
 }
 

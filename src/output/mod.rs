@@ -1013,6 +1013,24 @@ pub(crate) fn round(x: f64) -> f64 {
 }
 
 impl BudgetRow {
+    /// The object of a hand-over within `caps` that attached `(chars,
+    /// tokens)` of content (`passages`: some of it as passages); the whole
+    /// document's size is measured later (`answer::seal`).
+    pub(crate) fn of_content(
+        caps: Budget,
+        (chars, tokens): (usize, usize),
+        passages: bool,
+    ) -> Self {
+        Self {
+            caps,
+            chars: 0,
+            tokens: 0,
+            content_chars: chars,
+            content_tokens: tokens,
+            passages,
+        }
+    }
+
     /// The object for `caps` with sizes as wide as the caps, to measure an
     /// envelope by.
     pub(crate) fn placeholder(caps: Budget) -> Self {
