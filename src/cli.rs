@@ -522,7 +522,8 @@ pub(crate) struct ReadArgs {
     /// `path/to/file.json#section-id`, as in the index; `path/to/file.json` lists its sections.
     /// The part after `#` may also be a heading's text or slug; a reference in double quotes (as
     /// text output quotes one that holds a space or a comma) is taken as written inside them.
-    /// Several references are read in turn into one document, within one budget.
+    /// Several references are read in turn into one document, within one budget; files among
+    /// them are listed first.
     #[arg(value_name = "REFERENCE", value_parser = unquote_reference, required = true)]
     pub(crate) references: Vec<String>,
     /// Budget of estimated tokens of the whole printed document; sections are cut in order
@@ -1196,27 +1197,44 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
     let index_path = args.index.clone().unwrap_or_else(|| config.index.clone());
     let mut library = Library::new(args.knowledge.unwrap_or_else(|| config.knowledge.clone()))
         .with_index(&index_path);
-    if let [reference] = args.references.as_slice()
-        && !reference.contains('#')
-    {
-        if args.links {
-            return Err(Error::Usage("--links needs a section: FILE#SECTION".into()));
-        }
+    // References without `#section` name files: each is listed (its
+    // sections, their sizes), before the sections read, in one call.
+    let (files, sections): (Vec<&String>, Vec<&String>) =
+        args.references.iter().partition(|r| !r.contains('#'));
+    if args.links && sections.is_empty() {
+        return Err(Error::Usage("--links needs a section: FILE#SECTION".into()));
+    }
+    let mut listings = Vec::with_capacity(files.len());
+    if !files.is_empty() {
         let extractor = build::extractor(config.filter.as_deref())?;
-        let listing = FileListing::read(&mut library, &extractor, reference)?;
-        match args.format {
-            DocFormat::Json => write_json(out, &listing)?,
-            DocFormat::Text => out.write_all(listing.to_text().as_bytes()).map_err(stdio)?,
+        for file in &files {
+            listings.push(FileListing::read(&mut library, &extractor, file)?);
         }
-        return Ok(if listing.sections.is_empty() { 1 } else { 0 });
     }
-    if let Some(file) = args.references.iter().find(|r| !r.contains('#')) {
-        return Err(Error::Usage(format!(
-            "{file:?} is a file: `kbidx read FILE` lists its sections on its own; \
-             several references must each name a section (FILE#SECTION)"
-        )));
+    let listed = match (listings.as_slice(), args.format) {
+        ([], _) => String::new(),
+        ([listing], DocFormat::Json) if sections.is_empty() => {
+            serde_json::to_string_pretty(listing).map_err(|e| stdio(e.into()))? + "\n"
+        }
+        (_, DocFormat::Json) => String::new(),
+        (_, DocFormat::Text) => {
+            let texts: Vec<String> = listings.iter().map(FileListing::to_text).collect();
+            texts.join("\n")
+        }
+    };
+    if sections.is_empty() {
+        if args.format == DocFormat::Json && listings.len() > 1 {
+            write_json(out, &serde_json::json!({ "files": listings }))?;
+        } else {
+            out.write_all(listed.as_bytes()).map_err(stdio)?;
+        }
+        return Ok(if listings.iter().all(|l| l.sections.is_empty()) {
+            1
+        } else {
+            0
+        });
     }
-    let mut docs = Vec::with_capacity(args.references.len());
+    let mut docs = Vec::with_capacity(sections.len());
     // The links file and the index, read once for all the references.
     let linked = if args.links {
         Some((
@@ -1226,20 +1244,48 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
     } else {
         None
     };
-    for reference in &args.references {
+    for reference in sections {
         let mut doc = SectionDoc::read(&mut library, reference)?;
         if let Some((links, index)) = &linked {
             doc = doc.with_links(links, index);
         }
         docs.push(doc);
     }
+    // The listings printed first take their share of the budget.
+    let listed_json = (args.format == DocFormat::Json && !listings.is_empty())
+        .then(|| serde_json::to_string_pretty(&listings).unwrap_or_default());
+    let before = listed_json.as_deref().unwrap_or(&listed);
     let budget = crate::output::budget::Budget {
-        max_chars: args.max_chars,
-        max_tokens: args.max_tokens,
+        max_chars: args
+            .max_chars
+            .map(|n| n.saturating_sub(before.chars().count() + 1)),
+        max_tokens: args
+            .max_tokens
+            .map(|n| n.saturating_sub(crate::output::tokens::estimate(before) + 1)),
         ..Default::default()
     };
-    let reading = crate::output::read::Reading::fit(docs, budget, args.format == DocFormat::Json);
-    out.write_all(reading.document.as_bytes()).map_err(stdio)?;
+    let reading = crate::output::read::Reading::fit_headed(
+        docs,
+        budget,
+        args.format == DocFormat::Json,
+        !listings.is_empty(),
+    );
+    match listed_json {
+        // JSON: the sections' document with the listings as its `files`.
+        Some(_) => {
+            let mut doc: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&reading.document).map_err(|e| stdio(e.into()))?;
+            doc.insert("files".into(), serde_json::json!(listings));
+            write_json(out, &doc)?;
+        }
+        None if listed.is_empty() => {
+            out.write_all(reading.document.as_bytes()).map_err(stdio)?;
+        }
+        None => {
+            out.write_all(format!("{listed}\n{}", reading.document).as_bytes())
+                .map_err(stdio)?;
+        }
+    }
     Ok(0)
 }
 

@@ -203,12 +203,20 @@ struct SeveralSections<'a> {
 impl Reading {
     /// The document of `docs` within `budget` (`max_chars`, `max_tokens`
     /// of the whole document), as JSON or text.
-    pub(crate) fn fit(
+    pub(crate) fn fit(docs: Vec<SectionDoc>, budget: super::budget::Budget, json: bool) -> Self {
+        Self::fit_headed(docs, budget, json, false)
+    }
+
+    /// [`Reading::fit`], with `headed`: in text, even one section read by
+    /// its own id comes under its `== reference` line (after a file's
+    /// listing, the line says where the listing ends and what the text is).
+    pub(crate) fn fit_headed(
         mut docs: Vec<SectionDoc>,
         budget: super::budget::Budget,
         json: bool,
+        headed: bool,
     ) -> Self {
-        let render = |docs: &[SectionDoc]| render(docs, json);
+        let render = |docs: &[SectionDoc]| render(docs, json, headed);
         let limit = (
             budget.max_chars.unwrap_or(usize::MAX),
             budget.max_tokens.unwrap_or(usize::MAX),
@@ -262,7 +270,7 @@ impl Reading {
 }
 
 /// `docs` as one document: text or JSON.
-fn render(docs: &[SectionDoc], json: bool) -> String {
+fn render(docs: &[SectionDoc], json: bool, headed: bool) -> String {
     let mut s = match (docs, json) {
         ([doc], true) => serde_json::to_string_pretty(doc).unwrap_or_default(),
         (_, true) => serde_json::to_string_pretty(&SeveralSections {
@@ -273,7 +281,9 @@ fn render(docs: &[SectionDoc], json: bool) -> String {
         // One section read by its own id: its text alone. Read by a heading
         // (or several sections), each under its `== reference` line, so
         // that the id to cite is printed.
-        ([doc], false) if doc.requested.is_none() => return with_cut(doc.to_text(), doc),
+        ([doc], false) if doc.requested.is_none() && !headed => {
+            return with_cut(doc.to_text(), doc);
+        }
         (_, false) => {
             let mut s = String::new();
             for (i, doc) in docs.iter().enumerate() {

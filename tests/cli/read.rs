@@ -184,7 +184,72 @@ fn read_several_references_within_one_budget() {
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["sections"][0]["reference"], "guide/build.json#check");
     assert_eq!(doc["sections"][0]["requested"], by_heading, "{doc}");
-    // A file among several references is refused.
-    let mixed = sandbox.run(&["read", "guide/build.json", refs[0]]);
-    assert_eq!(mixed.code, 2, "{}", mixed.transcript());
+}
+
+/// `kbidx read` lists several files and reads sections in one call: each
+/// file's listing first, then the sections under their `== reference`
+/// lines, the whole output within the budget; JSON puts the listings in
+/// `files`.
+#[test]
+fn read_lists_files_and_reads_sections_in_one_call() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    let files = sandbox
+        .run(&["read", "guide/build.json", "guide/search.json"])
+        .success();
+    for listed in ["guide/build.json#check", "guide/search.json#read"] {
+        assert!(files.stdout.contains(listed), "{}", files.stdout);
+    }
+    let json = sandbox
+        .run(&[
+            "read",
+            "--format",
+            "json",
+            "guide/build.json",
+            "guide/search.json",
+        ])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["files"].as_array().unwrap().len(), 2, "{doc}");
+    assert_eq!(doc["files"][1]["file"], "guide/search.json");
+    let reference = "troubleshooting.json#stale-index";
+    let mixed = sandbox
+        .run(&["read", "guide/build.json", reference])
+        .success();
+    let (listing, section) = mixed
+        .stdout
+        .split_once(&format!("\n== {reference}"))
+        .expect("the section under its line, after the listing");
+    assert!(listing.starts_with("guide/build.json"), "{}", mixed.stdout);
+    assert!(section.contains("## "), "{}", mixed.stdout);
+    for max in [900, 1200] {
+        let budgeted = sandbox
+            .run(&[
+                "read",
+                "--max-chars",
+                &max.to_string(),
+                "guide/build.json",
+                reference,
+            ])
+            .success();
+        assert!(
+            budgeted.stdout.chars().count() <= max,
+            "{max}: {}",
+            budgeted.stdout
+        );
+        // The listing takes its share: at 900 characters the section is cut.
+        assert_eq!(
+            budgeted.stdout.contains('…'),
+            max == 900,
+            "{}",
+            budgeted.stdout
+        );
+    }
+    let json = sandbox
+        .run(&["read", "--format", "json", "guide/build.json", reference])
+        .success();
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["reference"], reference, "{doc}");
+    assert_eq!(doc["files"][0]["file"], "guide/build.json", "{doc}");
+    let missing = sandbox.run(&["read", "guide/build.json", "no-such.json"]);
+    assert_eq!(missing.code, 2, "{}", missing.transcript());
 }
