@@ -367,10 +367,11 @@ impl Lean<'_> {
         s
     }
 
-    /// The document as text: a line per result (`[rank] reference  title
-    /// (score)`, the title without the section heading its text opens with),
-    /// its twins, and its text as the knowledge writes it, `…` on a line of
-    /// its own where the budget cut it; a blank line between results.
+    /// The document as text: a line per result (`[n] reference  title
+    /// (score)`, `n` its place in the document, the title without the
+    /// section heading its text opens with), its twins, and its text as the
+    /// knowledge writes it, `…` on a line of its own where the budget cut
+    /// it; a blank line between results.
     pub(crate) fn to_text(&self) -> String {
         let r = self.report;
         let mut s = String::new();
@@ -385,12 +386,9 @@ impl Lean<'_> {
             if i > 0 && (x.content.is_some() || shown[i - 1].content.is_some()) {
                 s.push('\n');
             }
-            let _ = write!(
-                s,
-                "[{}] {}",
-                x.row.rank,
-                read::quote_reference(&x.row.reference)
-            );
+            // The result's place in the document: a section folded into
+            // its file's result or a twin's does not leave a gap.
+            let _ = write!(s, "[{}] {}", i + 1, read::quote_reference(&x.row.reference));
             if !x.title.is_empty() {
                 let _ = write!(s, "  {}", x.title);
             }

@@ -1981,3 +1981,28 @@ fn search_folds_a_files_sections_into_its_first_result() {
     }
     assert!(folded > 0, "{}", json.stdout);
 }
+
+/// The text document numbers its results by their place in it: sections
+/// folded into their file's result (or a twin's) leave no gap, so a reader
+/// does not look for results that are not there.
+#[test]
+fn search_numbers_results_by_their_place_in_the_document() {
+    let sandbox = Sandbox::new().with_repo_knowledge();
+    for question in ["MCP サーバの設定", "jq フィルタ extraction debugging"] {
+        let run = sandbox
+            .run(&["search", question, "--max-tokens", "3000"])
+            .success();
+        let numbers: Vec<usize> = run
+            .stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix('[')?.split_once(']')?.0.parse().ok())
+            .collect();
+        assert!(numbers.len() > 2, "{}", run.stdout);
+        assert_eq!(
+            numbers,
+            (1..=numbers.len()).collect::<Vec<_>>(),
+            "{}",
+            run.stdout
+        );
+    }
+}
