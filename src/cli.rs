@@ -1251,9 +1251,11 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
         }
         docs.push(doc);
     }
-    // The listings printed first take their share of the budget.
-    let listed_json = (args.format == DocFormat::Json && !listings.is_empty())
-        .then(|| serde_json::to_string_pretty(&listings).unwrap_or_default());
+    // The listings printed first take their share of the budget (in JSON
+    // at the depth of the `files` field they become).
+    let listed_json = (args.format == DocFormat::Json && !listings.is_empty()).then(|| {
+        serde_json::to_string_pretty(&serde_json::json!({ "files": listings })).unwrap_or_default()
+    });
     let before = listed_json.as_deref().unwrap_or(&listed);
     let budget = crate::output::budget::Budget {
         max_chars: args

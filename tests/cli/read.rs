@@ -250,6 +250,24 @@ fn read_lists_files_and_reads_sections_in_one_call() {
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(doc["reference"], reference, "{doc}");
     assert_eq!(doc["files"][0]["file"], "guide/build.json", "{doc}");
+    let budgeted = sandbox
+        .run(&[
+            "read",
+            "--format",
+            "json",
+            "--max-chars",
+            "2200",
+            "guide/build.json",
+            reference,
+        ])
+        .success();
+    assert!(
+        budgeted.stdout.chars().count() <= 2200,
+        "{}",
+        budgeted.stdout
+    );
+    let doc: serde_json::Value = serde_json::from_str(&budgeted.stdout).unwrap();
+    assert_eq!(doc["truncated"], true, "{doc}");
     let missing = sandbox.run(&["read", "guide/build.json", "no-such.json"]);
     assert_eq!(missing.code, 2, "{}", missing.transcript());
 }
