@@ -1211,23 +1211,20 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
             listings.push(FileListing::read(&mut library, &extractor, file)?);
         }
     }
-    let listed = match (listings.as_slice(), args.format) {
-        ([], _) => String::new(),
-        ([listing], DocFormat::Json) if sections.is_empty() => {
-            serde_json::to_string_pretty(listing).map_err(|e| stdio(e.into()))? + "\n"
-        }
-        (_, DocFormat::Json) => String::new(),
-        (_, DocFormat::Text) => {
+    let json = args.format == DocFormat::Json;
+    // The listings as printed: their text, or JSON (one file alone: its
+    // listing; else `{"files": [...]}`, the field a sections' document gets).
+    let listed = match listings.as_slice() {
+        [] => String::new(),
+        [listing] if json && sections.is_empty() => pretty(listing)?,
+        _ if json => pretty(&serde_json::json!({ "files": listings }))?,
+        _ => {
             let texts: Vec<String> = listings.iter().map(FileListing::to_text).collect();
             texts.join("\n")
         }
     };
     if sections.is_empty() {
-        if args.format == DocFormat::Json && listings.len() > 1 {
-            write_json(out, &serde_json::json!({ "files": listings }))?;
-        } else {
-            out.write_all(listed.as_bytes()).map_err(stdio)?;
-        }
+        out.write_all(listed.as_bytes()).map_err(stdio)?;
         return Ok(if listings.iter().all(|l| l.sections.is_empty()) {
             1
         } else {
@@ -1251,42 +1248,29 @@ fn run_read(config: &Config, args: ReadArgs, out: &mut dyn Write) -> Result<u8> 
         }
         docs.push(doc);
     }
-    // The listings printed first take their share of the budget (in JSON
-    // at the depth of the `files` field they become).
-    let listed_json = (args.format == DocFormat::Json && !listings.is_empty()).then(|| {
-        serde_json::to_string_pretty(&serde_json::json!({ "files": listings })).unwrap_or_default()
-    });
-    let before = listed_json.as_deref().unwrap_or(&listed);
+    // The listings printed first take their share of the budget.
     let budget = crate::output::budget::Budget {
         max_chars: args
             .max_chars
-            .map(|n| n.saturating_sub(before.chars().count() + 1)),
+            .map(|n| n.saturating_sub(listed.chars().count() + 1)),
         max_tokens: args
             .max_tokens
-            .map(|n| n.saturating_sub(crate::output::tokens::estimate(before) + 1)),
+            .map(|n| n.saturating_sub(crate::output::tokens::estimate(&listed) + 1)),
         ..Default::default()
     };
-    let reading = crate::output::read::Reading::fit_headed(
-        docs,
-        budget,
-        args.format == DocFormat::Json,
-        !listings.is_empty(),
-    );
-    match listed_json {
-        // JSON: the sections' document with the listings as its `files`.
-        Some(_) => {
-            let mut doc: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(&reading.document).map_err(|e| stdio(e.into()))?;
-            doc.insert("files".into(), serde_json::json!(listings));
-            write_json(out, &doc)?;
-        }
-        None if listed.is_empty() => {
-            out.write_all(reading.document.as_bytes()).map_err(stdio)?;
-        }
-        None => {
-            out.write_all(format!("{listed}\n{}", reading.document).as_bytes())
-                .map_err(stdio)?;
-        }
+    let reading =
+        crate::output::read::Reading::fit_headed(docs, budget, json, !listings.is_empty());
+    if listings.is_empty() {
+        out.write_all(reading.document.as_bytes()).map_err(stdio)?;
+    } else if json {
+        // The sections' document with the listings as its `files`.
+        let mut doc: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&reading.document).map_err(|e| stdio(e.into()))?;
+        doc.insert("files".into(), serde_json::json!(listings));
+        write_json(out, &doc)?;
+    } else {
+        out.write_all(format!("{listed}\n{}", reading.document).as_bytes())
+            .map_err(stdio)?;
     }
     Ok(0)
 }
@@ -1329,10 +1313,16 @@ fn run_lint(config: &Config, args: LintArgs, out: &mut dyn Write) -> Result<u8> 
     Ok(u8::from(!report.findings.is_empty()))
 }
 
+/// `doc` as pretty JSON and a newline.
+fn pretty(doc: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string_pretty(doc)
+        .map(|s| s + "\n")
+        .map_err(|e| stdio(e.into()))
+}
+
 /// Writes `doc` as pretty JSON and a newline.
 fn write_json(out: &mut dyn Write, doc: &impl serde::Serialize) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, doc).map_err(|e| stdio(e.into()))?;
-    writeln!(out).map_err(stdio)
+    out.write_all(pretty(doc)?.as_bytes()).map_err(stdio)
 }
 
 /// Parses a count that must be at least 1 (a budget of nothing is a mistake).

@@ -161,7 +161,7 @@ fn adaptive(
 
 /// The caps of one passage: the per-result caps of `budget`, or
 /// [`DEFAULT_PASSAGE_CHARS`] characters when neither is set.
-pub(crate) fn passage_caps(budget: Budget) -> (usize, usize) {
+fn passage_caps(budget: Budget) -> (usize, usize) {
     match (budget.max_chars_per_result, budget.max_tokens_per_result) {
         (None, None) => (DEFAULT_PASSAGE_CHARS, usize::MAX),
         (chars, tokens) => (chars.unwrap_or(usize::MAX), tokens.unwrap_or(usize::MAX)),
