@@ -9,18 +9,20 @@ written, and the question writers see only the section (never kbidx's ranking).
     scripts/sample-sections.py --draw dev2 [--shared ../shared] > /tmp/dev2.tsv
     scripts/sample-sections.py --draw holdout2 [--shared ../shared] > /tmp/holdout2.tsv
     scripts/sample-sections.py --draw holdout3 [--shared ../shared] > /tmp/holdout3.tsv
+    scripts/sample-sections.py --draw holdout4 [--shared ../shared] > /tmp/holdout4.tsv
 
 The draws after the first, each with its own seed and in the order of DRAWS, leave out every
 section that is the source of, or expected by, a question of an earlier draw
 (tests/fixtures/eval, told apart by id: `lg-`/`ft-`/`kb-` first, `ho-` holdout, `lg2-`/`ft2-`
-dev2, `h2-` holdout2) or of ../shared/eval. They are
+dev2, `h2-` holdout2, `h3-` holdout3) or of ../shared/eval. They are
 `holdout` (30 sections each of large and fulltext and, drawn after them, 12 of knowledge/:
 the `holdout` split), `dev2` (40 each of large and fulltext,
 more `dev` questions: with 35–37 per corpus one question moves R@30 by 0.03),
 `holdout2` (30 each of large and fulltext, id prefix `h2-`), drawn before the ranking methods
 it judges were tuned, so that they are judged on questions no choice had seen, and `holdout3`
 (the same sizes, `h3-`), drawn after holdout2 had judged two methods, for the methods that
-followed. Each draw is repeatable as long as the questions of earlier draws are unchanged.
+followed, and `holdout4` (the same sizes, `h4-`), drawn when every earlier split had judged
+L3 coverage, to judge it as a default. Each draw is repeatable as long as the questions of earlier draws are unchanged.
 
 Prints `corpus<TAB>reference<TAB>title` rows. Sections shorter than 200 characters
 (bare headings) are not drawn: nobody asks a question a heading answers. In
@@ -46,6 +48,7 @@ DRAWS = {
     "dev2": (20261126, {"nabledge-6-large": 40, "nabledge-6-fulltext": 40}, ("lg2-", "ft2-")),
     "holdout2": (20261127, {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}, ("h2-",)),
     "holdout3": (20261128, {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}, ("h3-",)),
+    "holdout4": (20261202, {"nabledge-6-large": 30, "nabledge-6-fulltext": 30}, ("h4-",)),
 }
 JAVADOC_SHARE = {"nabledge-6-fulltext": 4}
 
