@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 
-SPLITS = ["dev", "test", "holdout", "holdout2", "holdout3"]
+SPLITS = ["dev", "test", "holdout", "holdout2", "holdout3", "holdout4"]
 CORPORA = ["large", "fulltext"]
 
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-SPLITS = ["dev", "test", "holdout", "holdout2", "holdout3"]
+SPLITS = ["dev", "test", "holdout", "holdout2", "holdout3", "holdout4"]
 CORPORA = ["large", "fulltext"]
 
 

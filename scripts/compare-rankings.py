@@ -2,7 +2,7 @@
 """Judges a ranking change on every question split at once, as docs/accuracy.md does by hand.
 
     scripts/compare-rankings.py --base OLD_KBIDX [--new NEW_KBIDX] [--new-env NAME=VALUE ...]
-                                [--splits dev,test,holdout,holdout2,holdout3,shared]
+                                [--splits dev,test,holdout,holdout2,holdout3,holdout4,shared]
                                 [--mode question] [--shared ../shared] [--format markdown|json]
 
 Runs `kbidx eval --mode MODE --scoring default --format json` with both sides on each split
@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SPLITS = "dev,test,holdout,holdout2,holdout3,shared"
+SPLITS = "dev,test,holdout,holdout2,holdout3,holdout4,shared"
 METRICS = ("recall_at_10", "recall_at_30", "mrr", "recall_at_chars")
 
 

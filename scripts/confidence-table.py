@@ -20,7 +20,7 @@ def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     print("| split | corpus | mode | queries | high | medium | low |")
     print("|---|---|---|--:|---|---|---|")
-    for split in ["dev", "test", "holdout", "holdout2", "holdout3"]:
+    for split in ["dev", "test", "holdout", "holdout2", "holdout3", "holdout4"]:
         counts = {}
         for corpus in ["large", "fulltext"]:
             out = subprocess.run(

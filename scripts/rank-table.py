@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SPLITS = ["dev", "test", "holdout", "holdout2", "holdout3"]
+SPLITS = ["dev", "test", "holdout", "holdout2", "holdout3", "holdout4"]
 CORPORA = ["large", "fulltext"]
 MODES = ["keywords", "question"]
 HAND_OVERS = ["start", "adaptive"]
@@ -121,7 +121,7 @@ def main():
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--eval-arg", action="append", default=[], metavar="ARG",
                     help="one more argument for kbidx eval, e.g. --eval-arg=--keyword-coverage=0.6")
-    ap.add_argument("--splits", default=",".join(SPLITS), help="comma-separated (default: all five)")
+    ap.add_argument("--splits", default=",".join(SPLITS), help="comma-separated (default: all six)")
     args = ap.parse_args()
     args.kbidx = os.path.abspath(args.kbidx)
     SPLITS[:] = args.splits.split(",")

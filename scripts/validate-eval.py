@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the repository's question sets (tests/fixtures/eval/{dev,test,holdout,holdout2,holdout3}/*.jsonl).
+"""Checks the repository's question sets (tests/fixtures/eval/{dev,test,holdout,holdout2,holdout3,holdout4}/*.jsonl).
 
     scripts/validate-eval.py [--shared ../shared] [FILE.jsonl ...]
 

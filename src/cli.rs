@@ -350,16 +350,24 @@ pub(crate) struct BodyArgs {
     /// `keyword_coverage`, else 0: off; docs/ranking.md)
     #[arg(long, value_name = "W")]
     pub(crate) keyword_coverage: Option<f64>,
+    /// Weight of L3 coverage in keyword searches, 0–1: each result's score times
+    /// 1 − W + W × the share of the query's L3 concepts it matches (default from
+    /// kbidx.toml `l3_coverage`, else 0.5; 0: off; docs/ranking.md)
+    #[arg(long = "l3-coverage", value_name = "W")]
+    pub(crate) l3_coverage: Option<f64>,
 }
 
 impl BodyArgs {
     /// The body stage's settings: these flags over `kbidx.toml` (`None`: off).
     pub(crate) fn resolve(&self, config: &Config) -> Result<Option<search::Body>> {
         let coverage = self.keyword_coverage.unwrap_or(config.keyword_coverage);
-        if !(0.0..=1.0).contains(&coverage) {
-            return Err(Error::Usage(format!(
-                "--keyword-coverage must be between 0 and 1, not {coverage}"
-            )));
+        let l3 = self.l3_coverage.unwrap_or(config.l3_coverage);
+        for (flag, weight) in [("--keyword-coverage", coverage), ("--l3-coverage", l3)] {
+            if !(0.0..=1.0).contains(&weight) {
+                return Err(Error::Usage(format!(
+                    "{flag} must be between 0 and 1, not {weight}"
+                )));
+            }
         }
         let on = config.body && !self.no_body;
         if !on && coverage > 0.0 {
@@ -369,8 +377,16 @@ impl BodyArgs {
                 "--keyword-coverage works with the body stage: drop --no-body (or `body = false` in kbidx.toml)".into(),
             ));
         }
+        if !on && self.l3_coverage.is_some_and(|w| w > 0.0) {
+            // Asked for by flag: refused like --keyword-coverage. The default
+            // (or the file's value) simply has no fusion to weigh.
+            return Err(Error::Usage(
+                "--l3-coverage works with the body stage: drop --no-body (or `body = false` in kbidx.toml)".into(),
+            ));
+        }
         Ok(on.then(|| search::Body {
             keyword_coverage: coverage,
+            l3_coverage: l3,
             ..search::Body::default()
         }))
     }

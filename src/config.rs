@@ -44,6 +44,9 @@ pub struct Config {
     /// Weight of concept coverage in keyword searches (0–1; default
     /// [`crate::search::DEFAULT_KEYWORD_COVERAGE`], off; see `search::Body`).
     pub keyword_coverage: f64,
+    /// Weight of L3 coverage in keyword searches (0–1; default
+    /// [`crate::search::DEFAULT_L3_COVERAGE`]; see `search::Body`).
+    pub l3_coverage: f64,
     /// The most knowledge (bytes) for which `build` and the searches build a
     /// body index or run the full-text fallback (`body_limit`, in MiB in the
     /// file; default [`crate::search::DEFAULT_BODY_LIMIT`]; see `search::limit`).
@@ -88,6 +91,7 @@ impl Default for Config {
             cache: true,
             body: true,
             keyword_coverage: crate::search::DEFAULT_KEYWORD_COVERAGE,
+            l3_coverage: crate::search::DEFAULT_L3_COVERAGE,
             body_limit: crate::search::DEFAULT_BODY_LIMIT,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
             budget: Budget::default(),
@@ -123,6 +127,7 @@ impl Config {
             fallback: self.fallback,
             body: self.body.then(|| crate::search::Body {
                 keyword_coverage: self.keyword_coverage,
+                l3_coverage: self.l3_coverage,
                 ..crate::search::Body::default()
             }),
             weights: self.weights.clone(),
@@ -148,6 +153,7 @@ struct RawConfig {
     cache: Option<bool>,
     body: Option<bool>,
     keyword_coverage: Option<f64>,
+    l3_coverage: Option<f64>,
     /// Any value: a wrong type is reported naming the key, like a wrong number.
     body_limit: Option<toml::Value>,
     build_timeout: Option<u64>,
@@ -301,6 +307,7 @@ impl Config {
             body: raw.body.unwrap_or(default.body),
             keyword_coverage: share("keyword_coverage", raw.keyword_coverage)?
                 .unwrap_or(default.keyword_coverage),
+            l3_coverage: share("l3_coverage", raw.l3_coverage)?.unwrap_or(default.l3_coverage),
             body_limit: match raw.body_limit {
                 Some(value) => value
                     .as_integer()
@@ -445,12 +452,17 @@ mod tests {
         let settings = |text: &str| {
             Config::parse(Path::new("kbidx.toml"), text)
                 .and_then(|c| c.search_settings())
-                .map(|s| s.body.map(|b| b.keyword_coverage))
+                .map(|s| s.body.map(|b| (b.keyword_coverage, b.l3_coverage)))
                 .map_err(|e| e.to_string())
         };
-        let cases: &[(&str, std::result::Result<Option<f64>, &str>)] = &[
-            ("", Ok(Some(0.0))),
-            ("keyword_coverage = 0.6\n", Ok(Some(0.6))),
+        // (keyword_coverage, l3_coverage) of the body stage, or the error.
+        type Want = std::result::Result<Option<(f64, f64)>, &'static str>;
+        let cases: &[(&str, Want)] = &[
+            ("", Ok(Some((0.0, 0.5)))),
+            ("keyword_coverage = 0.6\n", Ok(Some((0.6, 0.5)))),
+            ("l3_coverage = 0\n", Ok(Some((0.0, 0.0)))),
+            // The default L3 weight has no fusion to weigh without the body stage.
+            ("body = false\nl3_coverage = 0.5\n", Ok(None)),
             ("body = false\n", Ok(None)),
             ("body = false\nkeyword_coverage = 0\n", Ok(None)),
             (

@@ -34,7 +34,9 @@ pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
 pub use limit::DEFAULT_BODY_LIMIT;
 pub use matcher::Matcher;
 pub use score::{Hit, Match, Outcome, Scoring, SearchMode};
-pub use searcher::{Body, DEFAULT_KEYWORD_COVERAGE, Ranking, Searcher, Settings};
+pub use searcher::{
+    Body, DEFAULT_KEYWORD_COVERAGE, DEFAULT_L3_COVERAGE, Ranking, Searcher, Settings,
+};
 pub(crate) use searcher::{Placed, Source, Stages, Texts};
 pub use weight::{Weight, Weights};
 pub use words::{WordIndex, text_hash};

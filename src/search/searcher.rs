@@ -88,6 +88,12 @@ const COVERAGE_INDEX_DEPTH: usize = 300;
 /// large set (docs/experiments.md, "Concept coverage in keyword mode").
 pub const DEFAULT_KEYWORD_COVERAGE: f64 = 0.0;
 
+/// [`Body::l3_coverage`] unless `kbidx.toml` or `--l3-coverage` says
+/// otherwise. 0.5 (chosen on dev from 0.2–0.7) lifts keyword-mode MRR on dev,
+/// test and the held-out splits pooled, and no split's MRR falls by more
+/// than 0.01 (docs/experiments.md, "L3 coverage in keyword mode").
+pub const DEFAULT_L3_COVERAGE: f64 = 0.5;
+
 /// Search settings beyond the query and the scoring method, as flags and
 /// `kbidx.toml` give them.
 #[derive(Debug, Clone)]
@@ -148,6 +154,19 @@ pub struct Body {
     /// outweigh a section that names most of what the agent asked for.
     /// [`DEFAULT_KEYWORD_COVERAGE`] (off) unless configured.
     pub keyword_coverage: f64,
+    /// Weight of L3 coverage (0–1): the same factor over the query's L3
+    /// concepts only, what the user wants to do. A file's sections share its
+    /// path, title and L2 words; the one that also names the task is the
+    /// answer more often than a sibling with a louder component match.
+    /// [`DEFAULT_L3_COVERAGE`] unless configured.
+    pub l3_coverage: f64,
+}
+
+impl Body {
+    /// Whether either coverage factor is on (and the index pass ranks deeper).
+    fn covers(&self) -> bool {
+        self.keyword_coverage > 0.0 || self.l3_coverage > 0.0
+    }
 }
 
 impl Default for Body {
@@ -158,6 +177,7 @@ impl Default for Body {
             alpha_hints: 0.5,
             keyword_body: 0.35,
             keyword_coverage: DEFAULT_KEYWORD_COVERAGE,
+            l3_coverage: DEFAULT_L3_COVERAGE,
         }
     }
 }
@@ -844,7 +864,7 @@ impl IndexBackend<'_> {
         {
             let wide = stage_depth(top);
             let index_wide = match query.question {
-                None if body.keyword_coverage > 0.0 => wide.max(COVERAGE_INDEX_DEPTH),
+                None if body.covers() => wide.max(COVERAGE_INDEX_DEPTH),
                 _ => wide,
             };
             let index_pass = || {
@@ -1028,8 +1048,8 @@ impl IndexBackend<'_> {
                 })
                 .fold(0.0, f64::max)
         };
-        let coverage = Coverage::of(query);
-        let weight = body.keyword_coverage;
+        let coverage = Coverage::of(query, None);
+        let task = Coverage::task(query);
         let mut ranked: Vec<(usize, Source, f64, f64, Parts)> = rows
             .into_iter()
             .map(|(row, (source, normalized, raw, body_score))| {
@@ -1039,18 +1059,23 @@ impl IndexBackend<'_> {
                         Source::Index(i) => &outcome.hits[i].matched,
                         _ => &[],
                     };
-                    // Off (the default): no row's matches are counted.
-                    let factor = if weight > 0.0 {
-                        let covered = coverage.share(
-                            index_matched
-                                .iter()
-                                .map(|m| (m.keyword.as_str(), m.level))
-                                .chain(matches.iter().map(|m| (m.0.as_str(), m.1))),
-                        );
-                        1.0 - weight + weight * covered
-                    } else {
-                        1.0
+                    // The keywords this row names in its own fields or text.
+                    let named = || {
+                        index_matched
+                            .iter()
+                            .map(|m| (m.keyword.as_str(), m.level))
+                            .chain(matches.iter().map(|m| (m.0.as_str(), m.1)))
                     };
+                    let weigh = |weight: f64, coverage: &Coverage| {
+                        // Off: no row's matches are counted.
+                        if weight > 0.0 {
+                            1.0 - weight + weight * coverage.share(named())
+                        } else {
+                            1.0
+                        }
+                    };
+                    let factor =
+                        weigh(body.keyword_coverage, &coverage) * weigh(body.l3_coverage, &task);
                     let points = raw + matches.iter().map(|m| m.2).sum::<f64>();
                     let score = factor * ((1.0 - share) * points + share * top_points * body_score);
                     for m in &mut matches {
@@ -1182,11 +1207,12 @@ struct Coverage<'q> {
 }
 
 impl<'q> Coverage<'q> {
-    fn of(query: &'q Query) -> Self {
+    /// The query's levelled concepts, or those of one level.
+    fn of(query: &'q Query, level: Option<super::Level>) -> Self {
         let keywords: Vec<(&str, super::Level, &[usize])> = query
             .keywords
             .iter()
-            .filter(|k| k.level != super::Level::Question)
+            .filter(|k| k.level != super::Level::Question && level.is_none_or(|l| k.level == l))
             .map(|k| (k.text.as_str(), k.level, k.concepts.as_slice()))
             .collect();
         let mut concepts: Vec<usize> = keywords.iter().flat_map(|k| k.2).copied().collect();
@@ -1195,6 +1221,25 @@ impl<'q> Coverage<'q> {
         Self {
             keywords,
             total: concepts.len(),
+        }
+    }
+
+    /// The query's L3 concepts, what the user wants to do, when another
+    /// level is given beside them; else none (every share 1). A flat list
+    /// given as L3 (eval's terms) names the component among its words, and
+    /// coverage of all concepts lost there (docs/experiments.md).
+    fn task(query: &'q Query) -> Self {
+        let levelled = query
+            .keywords
+            .iter()
+            .any(|k| matches!(k.level, super::Level::L1 | super::Level::L2));
+        if levelled {
+            Self::of(query, Some(super::Level::L3))
+        } else {
+            Self {
+                keywords: Vec::new(),
+                total: 0,
+            }
         }
     }
 
@@ -1280,7 +1325,7 @@ mod tests {
             &["BeanUtil|nablarch.core.beans.BeanUtil"],
             &["getProperty", "プロパティ|property", "取得|get"],
         );
-        let coverage = Coverage::of(&q);
+        let coverage = Coverage::of(&q, None);
         let cases: [(&[(&str, Level)], f64); 7] = [
             (&[], 0.0),
             (&[("BeanUtil", Level::L2)], 0.2),
@@ -1311,6 +1356,28 @@ mod tests {
             let got = coverage.share(matched.iter().copied());
             assert!((got - want).abs() < 1e-9, "{matched:?}: {got} != {want}");
         }
+        // Over L3 only: three concepts, and the L1 and L2 matches name none.
+        let task = Coverage::of(&q, Some(Level::L3));
+        let cases: [(&[(&str, Level)], f64); 4] = [
+            (&[("Bean", Level::L1), ("BeanUtil", Level::L2)], 0.0),
+            (&[("getProperty", Level::L3)], 1.0 / 3.0),
+            (
+                &[("プロパティ", Level::L3), ("property", Level::L3)],
+                1.0 / 3.0,
+            ),
+            (
+                &[
+                    ("getProperty", Level::L3),
+                    ("property", Level::L3),
+                    ("get", Level::L3),
+                ],
+                1.0,
+            ),
+        ];
+        for (matched, want) in cases {
+            let got = task.share(matched.iter().copied());
+            assert!((got - want).abs() < 1e-9, "L3 {matched:?}: {got} != {want}");
+        }
     }
 
     /// A query without levelled keywords (a question's words) leaves every
@@ -1320,9 +1387,9 @@ mod tests {
         let mut q = Query::default();
         q.question = Some("索引が古い".into());
         q.push("索引", Level::Question, 1.0);
-        assert_eq!(Coverage::of(&q).share(std::iter::empty()), 1.0);
+        assert_eq!(Coverage::of(&q, None).share(std::iter::empty()), 1.0);
         assert_eq!(
-            Coverage::of(&Query::default()).share(std::iter::empty()),
+            Coverage::of(&Query::default(), None).share(std::iter::empty()),
             1.0
         );
     }

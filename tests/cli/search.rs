@@ -893,11 +893,13 @@ fn search_two_pass_alpha_out_of_range() {
 
 /// `--keyword-coverage W` (or `keyword_coverage` in kbidx.toml) multiplies each
 /// keyword result's score by 1 − W + W × the share of the query's concepts it
-/// matches: a section that names one of three concepts (`output`, in its
-/// title) falls below sections whose text names all three. Off by default; the
-/// matched points still sum to the score; questions are not affected.
+/// matches, and `--l3-coverage W` (`l3_coverage`, 0.5 by default) by the share
+/// of its L3 concepts: a section that names one of two L3 concepts (`output`, in
+/// its title) falls below sections whose text names both. The matched points
+/// still sum to the score; questions, and L3 keywords given without L1 or L2
+/// (a flat list), are not affected.
 #[test]
-fn search_keyword_coverage_ranks_sections_naming_more_concepts_higher() {
+fn search_coverage_ranks_sections_naming_more_concepts_higher() {
     let sandbox = Sandbox::new().with_repo_knowledge();
     let keywords = ["--top", "3", "--l2", "kbidx search", "--l3", "json,output"];
     let references = |results: &[serde_json::Value]| -> Vec<String> {
@@ -906,34 +908,42 @@ fn search_keyword_coverage_ranks_sections_naming_more_concepts_higher() {
             .map(|r| r["reference"].as_str().unwrap().to_owned())
             .collect()
     };
-    let off = json_results(&sandbox, &keywords);
-    assert_eq!(
-        off[1]["reference"], "guide/build.json#determinism",
-        "{off:#?}"
-    );
-    let on = json_results(
+    let determinism = "guide/build.json#determinism".to_owned();
+    let off = json_results(&sandbox, &with_args(&["--l3-coverage", "0"], &keywords));
+    assert_eq!(off[1]["reference"], determinism.as_str(), "{off:#?}");
+    let default = json_results(&sandbox, &keywords);
+    let concepts = json_results(
         &sandbox,
-        &with_args(&["--keyword-coverage", "0.6"], &keywords),
+        &with_args(
+            &["--keyword-coverage", "0.6", "--l3-coverage", "0"],
+            &keywords,
+        ),
     );
-    assert_eq!(on[0]["reference"], off[0]["reference"], "{on:#?}");
-    assert!(
-        !references(&on).contains(&"guide/build.json#determinism".to_owned()),
-        "{on:#?}"
-    );
-    for r in &on {
-        let points: f64 = r["matched"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["points"].as_f64().unwrap())
-            .sum();
-        let score = r["score"].as_f64().unwrap();
-        assert!((points - score).abs() < 0.01, "{r}");
+    for on in [&default, &concepts] {
+        assert_eq!(on[0]["reference"], off[0]["reference"], "{on:#?}");
+        assert!(!references(on).contains(&determinism), "{on:#?}");
+        for r in on {
+            let points: f64 = r["matched"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["points"].as_f64().unwrap())
+                .sum();
+            let score = r["score"].as_f64().unwrap();
+            assert!((points - score).abs() < 0.01, "{r}");
+        }
     }
-    sandbox.write("kbidx.toml", "keyword_coverage = 0.6\n");
+    assert_eq!(
+        references(&json_results(
+            &sandbox,
+            &with_args(&["--l3-coverage", "0.5"], &keywords)
+        )),
+        references(&default)
+    );
+    sandbox.write("kbidx.toml", "keyword_coverage = 0.6\nl3_coverage = 0\n");
     assert_eq!(
         references(&json_results(&sandbox, &keywords)),
-        references(&on)
+        references(&concepts)
     );
     assert_eq!(
         references(&json_results(
@@ -942,12 +952,15 @@ fn search_keyword_coverage_ranks_sections_naming_more_concepts_higher() {
         )),
         references(&off)
     );
-    let question = ["--top", "5", "索引が古いと言われたらどうする？"];
+    sandbox.write("kbidx.toml", "");
     let run = |args: &[&str]| sandbox.run(&with_args(&["search"], args)).success().stdout;
+    let question = ["--top", "5", "索引が古いと言われたらどうする？"];
     assert_eq!(
         run(&question),
-        run(&with_args(&["--keyword-coverage", "0"], &question))
+        run(&with_args(&["--l3-coverage", "0"], &question))
     );
+    let flat = ["--top", "5", "--l3", "kbidx search,json,output"];
+    assert_eq!(run(&flat), run(&with_args(&["--l3-coverage", "0"], &flat)));
 }
 
 #[test]
@@ -983,6 +996,38 @@ fn search_keyword_coverage_out_of_range() {
     assert_eq!(
         run.stderr,
         "kbidx: --keyword-coverage works with the body stage: drop --no-body (or `body = false` in kbidx.toml)\n"
+    );
+    // The same for --l3-coverage; its default has nothing to weigh there.
+    let run = sandbox.run(&["search", "--l3-coverage", "1.5", "--l3", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert_eq!(
+        run.stderr,
+        "kbidx: --l3-coverage must be between 0 and 1, not 1.5\n"
+    );
+    let run = sandbox.run(&[
+        "search",
+        "--no-body",
+        "--l3-coverage",
+        "0.5",
+        "--l3",
+        "index",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert_eq!(
+        run.stderr,
+        "kbidx: --l3-coverage works with the body stage: drop --no-body (or `body = false` in kbidx.toml)\n"
+    );
+    sandbox
+        .run(&["search", "--no-body", "--l1", "索引", "--l3", "index"])
+        .success();
+    sandbox.write("kbidx.toml", "l3_coverage = 2\n");
+    let run = sandbox.run(&["search", "--l3", "index"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr
+            .starts_with("kbidx: kbidx.toml:1:1: l3_coverage must be between 0 and 1, not 2"),
+        "{}",
+        run.stderr
     );
 }
 
