@@ -347,7 +347,7 @@ pub(crate) struct BodyArgs {
     pub(crate) no_body: bool,
     /// Weight of concept coverage in keyword searches, 0–1: each result's score times
     /// 1 − W + W × the share of the query's concepts it matches (default from kbidx.toml
-    /// `keyword_coverage`, else 0: off; docs/ranking.md)
+    /// `keyword_coverage`, else 0.4; 0: off; docs/ranking.md)
     #[arg(long, value_name = "W")]
     pub(crate) keyword_coverage: Option<f64>,
     /// Weight of L3 coverage in keyword searches, 0–1: each result's score times
@@ -370,19 +370,26 @@ impl BodyArgs {
             }
         }
         let on = config.body && !self.no_body;
-        if !on && coverage > 0.0 {
-            // Coverage weighs the fusion of the two stages: without the body
-            // stage it would be ignored, so it is refused instead.
+        if !config.body && config.keyword_coverage > 0.0 {
             return Err(Error::Usage(
-                "--keyword-coverage works with the body stage: drop --no-body (or `body = false` in kbidx.toml)".into(),
+                "keyword_coverage works with the body stage: drop `body = false` from kbidx.toml"
+                    .into(),
             ));
         }
-        if !on && self.l3_coverage.is_some_and(|w| w > 0.0) {
-            // Asked for by flag: refused like --keyword-coverage. The default
-            // (or the file's value) simply has no fusion to weigh.
-            return Err(Error::Usage(
-                "--l3-coverage works with the body stage: drop --no-body (or `body = false` in kbidx.toml)".into(),
-            ));
+        // Coverage weighs the fusion of the two stages: without the body
+        // stage a weight asked for by flag would be ignored, so it is refused
+        // instead. The defaults simply have no fusion to weigh (kbidx.toml's
+        // own `keyword_coverage` beside `body = false` is refused when the
+        // file is read).
+        for (flag, weight) in [
+            ("--keyword-coverage", self.keyword_coverage),
+            ("--l3-coverage", self.l3_coverage),
+        ] {
+            if !on && weight.is_some_and(|w| w > 0.0) {
+                return Err(Error::Usage(format!(
+                    "{flag} works with the body stage: drop --no-body (or `body = false` in kbidx.toml)"
+                )));
+            }
         }
         Ok(on.then(|| search::Body {
             keyword_coverage: coverage,

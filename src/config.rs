@@ -305,8 +305,15 @@ impl Config {
             },
             cache: raw.cache.unwrap_or(default.cache),
             body: raw.body.unwrap_or(default.body),
-            keyword_coverage: share("keyword_coverage", raw.keyword_coverage)?
-                .unwrap_or(default.keyword_coverage),
+            // Without the body stage the default has no fusion to weigh; a
+            // weight the file gives is refused (`search_settings`).
+            keyword_coverage: share("keyword_coverage", raw.keyword_coverage)?.unwrap_or(
+                if raw.body == Some(false) {
+                    0.0
+                } else {
+                    default.keyword_coverage
+                },
+            ),
             l3_coverage: share("l3_coverage", raw.l3_coverage)?.unwrap_or(default.l3_coverage),
             body_limit: match raw.body_limit {
                 Some(value) => value
@@ -458,9 +465,10 @@ mod tests {
         // (keyword_coverage, l3_coverage) of the body stage, or the error.
         type Want = std::result::Result<Option<(f64, f64)>, &'static str>;
         let cases: &[(&str, Want)] = &[
-            ("", Ok(Some((0.0, 0.5)))),
+            ("", Ok(Some((0.4, 0.5)))),
             ("keyword_coverage = 0.6\n", Ok(Some((0.6, 0.5)))),
-            ("l3_coverage = 0\n", Ok(Some((0.0, 0.0)))),
+            ("keyword_coverage = 0\n", Ok(Some((0.0, 0.5)))),
+            ("l3_coverage = 0\n", Ok(Some((0.4, 0.0)))),
             // The default L3 weight has no fusion to weigh without the body stage.
             ("body = false\nl3_coverage = 0.5\n", Ok(None)),
             ("body = false\n", Ok(None)),

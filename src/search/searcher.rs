@@ -83,10 +83,11 @@ fn stage_depth(top: usize) -> usize {
 const COVERAGE_INDEX_DEPTH: usize = 300;
 
 /// [`Body::keyword_coverage`] unless `kbidx.toml` or `--keyword-coverage`
-/// says otherwise: off. 0.6 (chosen on dev) lifts keyword-mode MRR on dev and
-/// test but loses more than 0.02 on two held-out splits and the maintainers'
-/// large set (docs/experiments.md, "Concept coverage in keyword mode").
-pub const DEFAULT_KEYWORD_COVERAGE: f64 = 0.0;
+/// says otherwise. 0.4, chosen on dev (0.2–0.6) on top of L3 coverage, lifts
+/// keyword-mode MRR on dev and test and pooled over the held-out splits; it
+/// applies to levelled keywords only, as L3 coverage does (docs/experiments.md,
+/// "Concept coverage in keyword mode").
+pub const DEFAULT_KEYWORD_COVERAGE: f64 = 0.4;
 
 /// [`Body::l3_coverage`] unless `kbidx.toml` or `--l3-coverage` says
 /// otherwise. 0.5 (chosen on dev from 0.2–0.7) lifts keyword-mode MRR on dev,
@@ -152,7 +153,7 @@ pub struct Body {
     /// [`COVERAGE_INDEX_DEPTH`] rows. Summed points let one rare identifier,
     /// matched in a path, a title and the terms of every member of a class,
     /// outweigh a section that names most of what the agent asked for.
-    /// [`DEFAULT_KEYWORD_COVERAGE`] (off) unless configured.
+    /// [`DEFAULT_KEYWORD_COVERAGE`] unless configured.
     pub keyword_coverage: f64,
     /// Weight of L3 coverage (0–1): the same factor over the query's L3
     /// concepts only, what the user wants to do. A file's sections share its
@@ -1048,8 +1049,8 @@ impl IndexBackend<'_> {
                 })
                 .fold(0.0, f64::max)
         };
-        let coverage = Coverage::of(query, None);
-        let task = Coverage::task(query);
+        let coverage = Coverage::levelled(query, None);
+        let task = Coverage::levelled(query, Some(super::Level::L3));
         let mut ranked: Vec<(usize, Source, f64, f64, Parts)> = rows
             .into_iter()
             .map(|(row, (source, normalized, raw, body_score))| {
@@ -1224,17 +1225,17 @@ impl<'q> Coverage<'q> {
         }
     }
 
-    /// The query's L3 concepts, what the user wants to do, when another
-    /// level is given beside them; else none (every share 1). A flat list
-    /// given as L3 (eval's terms) names the component among its words, and
-    /// coverage of all concepts lost there (docs/experiments.md).
-    fn task(query: &'q Query) -> Self {
+    /// The query's concepts (`level` None) or its L3 concepts, what the
+    /// user wants to do, when L1 or L2 keywords are given; else none (every
+    /// share 1). A flat list given as L3 (eval's terms) names the component
+    /// among its words, and both factors lost there (docs/experiments.md).
+    fn levelled(query: &'q Query, level: Option<super::Level>) -> Self {
         let levelled = query
             .keywords
             .iter()
             .any(|k| matches!(k.level, super::Level::L1 | super::Level::L2));
         if levelled {
-            Self::of(query, Some(super::Level::L3))
+            Self::of(query, level)
         } else {
             Self {
                 keywords: Vec::new(),
@@ -1391,6 +1392,30 @@ mod tests {
         assert_eq!(
             Coverage::of(&Query::default(), None).share(std::iter::empty()),
             1.0
+        );
+    }
+
+    /// A flat keyword list (L3 alone, eval's terms) has no levels to weigh:
+    /// neither factor changes its scores; one L1 or L2 keyword beside it
+    /// turns both on.
+    #[test]
+    fn coverage_needs_levelled_keywords() {
+        let flat = query(&[], &[], &["BeanUtil", "getProperty"]);
+        for level in [None, Some(Level::L3)] {
+            assert_eq!(
+                Coverage::levelled(&flat, level).share(std::iter::empty()),
+                1.0
+            );
+        }
+        let levelled = query(&[], &["BeanUtil"], &["getProperty"]);
+        assert_eq!(
+            Coverage::levelled(&levelled, None).share([("BeanUtil", Level::L2)].into_iter()),
+            0.5
+        );
+        assert_eq!(
+            Coverage::levelled(&levelled, Some(Level::L3))
+                .share([("BeanUtil", Level::L2)].into_iter()),
+            0.0
         );
     }
 }

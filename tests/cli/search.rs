@@ -909,7 +909,13 @@ fn search_coverage_ranks_sections_naming_more_concepts_higher() {
             .collect()
     };
     let determinism = "guide/build.json#determinism".to_owned();
-    let off = json_results(&sandbox, &with_args(&["--l3-coverage", "0"], &keywords));
+    let off = json_results(
+        &sandbox,
+        &with_args(
+            &["--l3-coverage", "0", "--keyword-coverage", "0"],
+            &keywords,
+        ),
+    );
     assert_eq!(off[1]["reference"], determinism.as_str(), "{off:#?}");
     let default = json_results(&sandbox, &keywords);
     let concepts = json_results(
