@@ -316,9 +316,13 @@ pub(crate) struct DiversityArgs {
     #[arg(long, value_name = "N", requires = "group_by", value_parser = at_least_one)]
     pub(crate) per_file: Option<usize>,
     /// Fold a section whose text is nearly identical to a result above it (character 5-gram
-    /// Jaccard ≥ 0.9, e.g. two release notes) into that result's `more`; reads the results' text.
-    #[arg(long)]
+    /// Jaccard ≥ 0.9, e.g. two release notes) into that result's `also`, its differing
+    /// paragraphs handed over with that result (default from kbidx.toml `collapse`, else on).
+    #[arg(long, overrides_with = "no_collapse")]
     pub(crate) collapse: bool,
+    /// Twins stay results of their own (see --collapse).
+    #[arg(long, overrides_with = "collapse")]
+    pub(crate) no_collapse: bool,
 }
 
 /// What `--group-by` groups results by.
@@ -329,12 +333,18 @@ pub(crate) enum GroupBy {
 }
 
 impl DiversityArgs {
-    /// The checked globs and grouping (a bad glob is a usage error, before any work).
-    pub(crate) fn resolve(&self) -> Result<search::Diversity> {
+    /// The checked globs, grouping and folding, these flags over `kbidx.toml`
+    /// (a bad glob is a usage error, before any work).
+    pub(crate) fn resolve(&self, config: &Config) -> Result<search::Diversity> {
         let per_file = self
             .group_by
             .map(|GroupBy::File| self.per_file.unwrap_or(1));
-        search::Diversity::new(&self.exclude, per_file, self.collapse)
+        let collapse = if self.collapse || self.no_collapse {
+            self.collapse
+        } else {
+            config.collapse
+        };
+        search::Diversity::new(&self.exclude, per_file, collapse)
     }
 }
 
@@ -828,7 +838,7 @@ impl Request {
         if args.top == 0 {
             return Err(Error::Usage("--top must be at least 1".into()));
         }
-        let diversity = args.diversity.resolve()?;
+        let diversity = args.diversity.resolve(config)?;
         let flags_budget = Budget {
             max_chars: args.max_chars,
             max_tokens: args.max_tokens,
@@ -883,7 +893,7 @@ fn run_eval(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    let diversity = args.diversity.resolve()?;
+    let diversity = args.diversity.resolve(config)?;
     let pg = args.pg.url(args.index.as_deref());
     if pg.is_some() && args.expand > 0 {
         return Err(Error::Usage(

@@ -42,11 +42,14 @@ pub struct Config {
     /// The body stage of `search` and `eval` (BM25F over the section text; default on).
     pub body: bool,
     /// Weight of concept coverage in keyword searches (0–1; default
-    /// [`crate::search::DEFAULT_KEYWORD_COVERAGE`], off; see `search::Body`).
+    /// [`crate::search::DEFAULT_KEYWORD_COVERAGE`]; see `search::Body`).
     pub keyword_coverage: f64,
     /// Weight of L3 coverage in keyword searches (0–1; default
     /// [`crate::search::DEFAULT_L3_COVERAGE`]; see `search::Body`).
     pub l3_coverage: f64,
+    /// Fold near-duplicate sections into the result above them in `search`
+    /// and `eval` (`collapse`; default [`crate::search::DEFAULT_COLLAPSE`]).
+    pub collapse: bool,
     /// The most knowledge (bytes) for which `build` and the searches build a
     /// body index or run the full-text fallback (`body_limit`, in MiB in the
     /// file; default [`crate::search::DEFAULT_BODY_LIMIT`]; see `search::limit`).
@@ -92,6 +95,7 @@ impl Default for Config {
             body: true,
             keyword_coverage: crate::search::DEFAULT_KEYWORD_COVERAGE,
             l3_coverage: crate::search::DEFAULT_L3_COVERAGE,
+            collapse: crate::search::DEFAULT_COLLAPSE,
             body_limit: crate::search::DEFAULT_BODY_LIMIT,
             build_timeout: std::time::Duration::from_secs(DEFAULT_BUILD_TIMEOUT),
             budget: Budget::default(),
@@ -154,6 +158,7 @@ struct RawConfig {
     body: Option<bool>,
     keyword_coverage: Option<f64>,
     l3_coverage: Option<f64>,
+    collapse: Option<bool>,
     /// Any value: a wrong type is reported naming the key, like a wrong number.
     body_limit: Option<toml::Value>,
     build_timeout: Option<u64>,
@@ -315,6 +320,7 @@ impl Config {
                 },
             ),
             l3_coverage: share("l3_coverage", raw.l3_coverage)?.unwrap_or(default.l3_coverage),
+            collapse: raw.collapse.unwrap_or(default.collapse),
             body_limit: match raw.body_limit {
                 Some(value) => value
                     .as_integer()
@@ -498,6 +504,18 @@ mod tests {
             Ok((false, 5))
         );
         assert!(parse("fallback = \"yes\"\n").is_err());
+    }
+
+    #[test]
+    fn collapse_key() {
+        let parse = |text: &str| {
+            Config::parse(Path::new("kbidx.toml"), text)
+                .map(|c| c.collapse)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(parse(""), Ok(true));
+        assert_eq!(parse("collapse = false\n"), Ok(false));
+        assert!(parse("collapse = 1\n").is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! answer recall all go through [`answer`], so what eval measures is what
 //! search hands over.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::config::HandOver;
@@ -410,14 +411,34 @@ fn hand_over(
     searcher: &Searcher<'_>,
     texts: &mut Texts,
 ) -> Result<()> {
+    // `--collapse`: a result's twins (`also`) are handed over with it, each
+    // as the paragraphs its text adds (`output::lean::twin_text`), so that a
+    // twin whose few differing lines are the answer still delivers them.
+    let twins: HashMap<String, Vec<String>> = report
+        .results
+        .iter()
+        .filter(|r| !r.also.is_empty())
+        .map(|r| (r.reference.clone(), r.also.clone()))
+        .collect();
     let references: Vec<&str> = report
         .results
         .iter()
         .map(|r| r.reference.as_str())
+        .chain(twins.values().flatten().map(String::as_str))
         .collect();
     searcher.load_texts(texts, &references)?;
+    let mut lookup = |reference: &str| -> Result<String> {
+        let mut text = texts.section(reference)?;
+        for twin in twins.get(reference).into_iter().flatten() {
+            if let Some(own) = crate::output::lean::twin_text(&text, &texts.section(twin)?) {
+                let mark = crate::output::lean::TWIN_MARK;
+                text = format!("{}\n\n[{twin}] {mark}\n{own}", text.trim_end());
+            }
+        }
+        Ok(text)
+    };
     if options.hand_over == HandOver::Start {
-        return Strategy::Start.hand(report, |r| texts.section(r), budget);
+        return Strategy::Start.hand(report, lookup, budget);
     }
     // Passages count the words the body stage bridged English query
     // words to (`retry→リトライ`), as the search matched them.
@@ -433,7 +454,7 @@ fn hand_over(
         HandOver::Adaptive => Strategy::Adaptive(&words),
         _ => Strategy::Passages(&words),
     };
-    strategy.hand(report, |r| texts.section(r), budget)
+    strategy.hand(report, &mut lookup, budget)
 }
 
 #[cfg(test)]

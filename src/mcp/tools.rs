@@ -133,8 +133,8 @@ pub(super) fn list() -> Value {
                     },
                     "collapse": {
                         "type": "boolean",
-                        "default": false,
-                        "description": "Fold sections whose text nearly repeats a result above them (e.g. release notes of two versions) into that result's `also`.",
+                        "default": true,
+                        "description": "Fold sections whose text nearly repeats a result above them (e.g. release notes of two versions) into that result's `also`, their differing paragraphs handed over with it (default from kbidx.toml `collapse`, else on).",
                     },
                     "explain": {
                         "type": "boolean",
@@ -214,6 +214,8 @@ pub(super) struct Tools {
     settings: search::Settings,
     /// The hand-over of kbidx.toml, for calls that do not choose one.
     hand_over: HandOver,
+    /// Whether twins are folded when a call does not say (`collapse` in kbidx.toml).
+    collapse: bool,
     cache: Option<Cache>,
     loaded: Option<Loaded>,
 }
@@ -255,6 +257,7 @@ impl Tools {
             knowledge: args.knowledge.unwrap_or_else(|| config.knowledge.clone()),
             settings: config.search_settings()?,
             hand_over: config.hand_over,
+            collapse: config.collapse,
             cache: (config.cache && !args.no_cache)
                 .then(Cache::from_env)
                 .flatten(),
@@ -411,7 +414,7 @@ impl Tools {
         arguments: &Map<String, Value>,
         log: &mut dyn Write,
     ) -> Result<(String, Box<RawValue>)> {
-        let request = SearchRequest::parse(arguments)?;
+        let request = SearchRequest::parse(arguments, self.collapse)?;
         let query = crate::timings::time("query", || request.query())?;
         let options = Request {
             query,
@@ -559,7 +562,7 @@ impl SearchRequest {
     /// that name the argument (`null` counts as absent).
     ///
     /// Long on purpose: one check per argument of the schema, each with its own message.
-    fn parse(arguments: &Map<String, Value>) -> Result<Self> {
+    fn parse(arguments: &Map<String, Value>, collapse: bool) -> Result<Self> {
         const NAMES: [&str; 16] = [
             "question",
             "l1",
@@ -649,12 +652,13 @@ impl SearchRequest {
                 ));
             }
         };
-        let flag = |name: &str| match get(name) {
-            None => Ok(false),
+        let flag_or = |name: &str, default: bool| match get(name) {
+            None => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
             Some(other) => Err(wrong_type(name, "true or false", other)),
         };
-        let collapse = flag("collapse")?;
+        let flag = |name: &str| flag_or(name, false);
+        let collapse = flag_or("collapse", collapse)?;
         let per_file = match get("group_by") {
             None => None,
             Some(Value::String(by)) if by == "file" => Some(1),
@@ -754,8 +758,8 @@ mod tests {
 
     fn parse(arguments: Value) -> Result<SearchRequest> {
         match arguments {
-            Value::Object(map) => SearchRequest::parse(&map),
-            _ => SearchRequest::parse(&Map::new()),
+            Value::Object(map) => SearchRequest::parse(&map, true),
+            _ => SearchRequest::parse(&Map::new(), true),
         }
     }
 
@@ -842,7 +846,13 @@ mod tests {
     fn search_diversity_arguments_are_checked() -> Result<()> {
         let r = parse(json!({"question": "x", "exclude": ["javadoc/**"], "group_by": "file"}))?;
         assert!(r.diversity.excludes("javadoc/a/b.json") && !r.diversity.excludes("guide/a.json"));
-        assert!(parse(json!({"question": "x"}))?.diversity.is_off());
+        // Twins are folded unless the call (or kbidx.toml) says otherwise.
+        assert!(parse(json!({"question": "x"}))?.diversity.collapse);
+        assert!(
+            parse(json!({"question": "x", "collapse": false}))?
+                .diversity
+                .is_off()
+        );
         assert!(message(json!({"question": "x", "exclude": ["a/["]})).contains("invalid glob"));
         assert_eq!(
             message(json!({"question": "x", "group_by": "section"})),

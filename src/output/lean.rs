@@ -253,6 +253,31 @@ fn repeats<'t>(keys: &[Key<'t>], seen: &Seen<'_>) -> Option<(usize, Vec<&'t str>
     Some((at, kept))
 }
 
+/// The paragraphs of `twin` that `shown` does not hold (ASCII white space
+/// aside), in order, as a folded twin's own text: what `--collapse` hands
+/// over after its representative's text, under a line `[reference]`
+/// [`TWIN_MARK`] (a release note's one differing entry, the database-less
+/// variant of a setup step). Short paragraphs but headings are kept, as in
+/// the lean document's twins; `None` when every longer paragraph repeats.
+pub(crate) fn twin_text(shown: &str, twin: &str) -> Option<String> {
+    let mut seen: Seen<'_> = HashMap::new();
+    let keys: Vec<Key<'_>> = paragraphs(shown).into_iter().map(Key::of).collect();
+    remember(&keys, 0, &mut seen);
+    let mut kept = Vec::new();
+    let mut new = false;
+    for key in paragraphs(twin).into_iter().map(Key::of) {
+        let repeated = seen
+            .get(&key.hash)
+            .is_some_and(|(other, _)| other.same(&key));
+        if repeated && (key.chars >= TWIN_MIN_PARAGRAPH || key.paragraph.starts_with('#')) {
+            continue;
+        }
+        new |= !repeated && key.chars >= TWIN_MIN_PARAGRAPH;
+        kept.push(key.paragraph);
+    }
+    new.then(|| kept.join("\n\n"))
+}
+
 /// Records the paragraphs of `keys` as shown by result `at`.
 fn remember<'t>(keys: &[Key<'t>], at: usize, seen: &mut Seen<'t>) {
     for &key in keys {
@@ -508,7 +533,33 @@ pub(super) fn push_toon_budget(s: &mut String, budget: &BudgetRow) {
 
 #[cfg(test)]
 mod tests {
-    use super::{TWIN_MARK, header_title, paragraphs, shown, titles};
+    /// A twin's own text: its paragraphs the shown text lacks, short lines
+    /// kept between them, nothing when every longer paragraph repeats.
+    #[test]
+    fn twin_text_keeps_the_paragraphs_the_shown_text_lacks() {
+        let shown =
+            "## Steps\n\nRun the build with the default profile.\n\nThen check the index is fresh.";
+        let cases: [(&str, Option<&str>); 4] = [
+            (shown, None),
+            // White space aside, the same paragraph.
+            (
+                "## Steps\n\nRun the build   with the default profile.",
+                None,
+            ),
+            (
+                "## Steps\n\nRun the build with the default profile.\n\nUse the database-less archetype.",
+                Some("Use the database-less archetype."),
+            ),
+            (
+                "## Steps (batch)\n\nNo.: 43\n\nThen check the index is fresh.\n\nA paragraph only the twin has.",
+                Some("## Steps (batch)\n\nNo.: 43\n\nA paragraph only the twin has."),
+            ),
+        ];
+        for (twin, want) in cases {
+            assert_eq!(twin_text(shown, twin).as_deref(), want, "{twin}");
+        }
+    }
+    use super::{TWIN_MARK, header_title, paragraphs, shown, titles, twin_text};
     use crate::output::{ResultRow, Stage};
 
     #[test]

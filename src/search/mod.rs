@@ -28,7 +28,7 @@ pub(crate) mod weight;
 mod words;
 
 pub use crate::query::{Keyword, Level, Query};
-pub use diversity::Diversity;
+pub use diversity::{DEFAULT_COLLAPSE, Diversity};
 pub use fields::Field;
 pub use hierarchy::{DEFAULT_ALPHA, DEFAULT_FILES, Hierarchy};
 pub use limit::DEFAULT_BODY_LIMIT;

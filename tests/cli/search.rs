@@ -1207,9 +1207,10 @@ fn with_copied_build_file() -> Sandbox {
 fn search_collapse_folds_a_copied_file_into_the_original() {
     let sandbox = with_copied_build_file();
     let question = ["--top", "6", "how do I check that the index is up to date"];
-    let plain = json_results(&sandbox, &question);
+    let plain = json_results(&sandbox, &with_args(&["--no-collapse"], &question));
     let file = |r: &serde_json::Value| r["file"].as_str().unwrap().to_owned();
     assert!(plain.iter().any(|r| file(r) == "guide/build-copy.json"));
+    assert!(plain.iter().all(|r| r.get("also").is_none()), "{plain:#?}");
     let collapsed = json_results(&sandbox, &with_args(&["--collapse"], &question));
     assert_eq!(collapsed.len(), 6, "refilled to --top");
     // Each pair of identical sections shows once; the other is in its `also`.
@@ -1237,17 +1238,68 @@ fn search_collapse_folds_a_copied_file_into_the_original() {
     }
 }
 
+/// A folded twin's own paragraphs are handed over with the result it is
+/// folded into (the default `--collapse`): a copy of a section with one
+/// paragraph added delivers that paragraph after a line naming the copy.
+#[test]
+fn search_collapse_hands_over_a_twins_own_paragraphs() {
+    let mut copy: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(crate::common::repo().join("knowledge/guide/build.json")).unwrap(),
+    )
+    .unwrap();
+    // Short, so that the copy stays a near-duplicate (5-gram Jaccard ≥ 0.9).
+    let added = "Copy only: tag it after CI.";
+    let check = copy["sections"]["check"].as_str().unwrap().to_owned();
+    copy["sections"]["check"] = format!("{check}\n\n{added}").into();
+    let sandbox = Sandbox::new()
+        .with_repo_knowledge()
+        .with_file(
+            "knowledge/guide/build-copy.json",
+            serde_json::to_vec(&copy).unwrap(),
+        )
+        .with_built_index();
+    let args = [
+        "search",
+        "--max-tokens",
+        "20000",
+        "--top",
+        "6",
+        "how do I check that the index is up to date",
+    ];
+    let out = sandbox.run(&args).success().stdout;
+    let twin = "[guide/build-copy.json#check] (paragraphs shown above left out)";
+    let at = out.find(twin).unwrap_or_else(|| panic!("{out}"));
+    assert!(out[at..].contains(added), "{out}");
+    assert_eq!(out.matches(added).count(), 1, "{out}");
+    assert!(out.contains("also: guide/build-copy.json#check"), "{out}");
+    // Off, the copy is a result of its own, its paragraph still shown once.
+    let off = sandbox
+        .run(&with_args(&["search", "--no-collapse"], &args[1..]))
+        .success()
+        .stdout;
+    assert!(!off.contains("also:"), "{off}");
+    assert_eq!(off.matches(added).count(), 1, "{off}");
+}
+
 /// The lean document shows a twin's paragraphs once: a copied file's
 /// sections come after a line `[reference] (paragraphs shown above left
 /// out)` with only what their original did not show, every paragraph of
 /// theirs is still in the document, the stated content is the text shown,
-/// and the budget the twins leave goes to more text.
+/// and the budget the twins leave goes to more text. (`--no-collapse`: by
+/// default the ranking folds the copies into `also` first.)
 #[test]
 fn search_shows_a_twins_paragraphs_once() {
     let sandbox = with_copied_build_file();
     let question = ["--top", "8", "how do I check that the index is up to date"];
     let args = with_args(
-        &["search", "--format", "json", "--max-tokens", "20000"],
+        &[
+            "search",
+            "--format",
+            "json",
+            "--max-tokens",
+            "20000",
+            "--no-collapse",
+        ],
         &question,
     );
     let doc: serde_json::Value =
