@@ -510,7 +510,9 @@ mod tests {
             body: None,
             expand: 0,
             links: PathBuf::new(),
-            diversity: search::Diversity::default(),
+            // As `kbidx search` runs without flags: twins folded.
+            diversity: search::Diversity::new(&[], None, search::DEFAULT_COLLAPSE)
+                .expect("no globs to check"),
         }
     }
 

@@ -357,7 +357,9 @@ pub struct Run {
 /// the same [`Searcher`] as `kbidx search`. A section that
 /// `--group-by file` folded into a result's `more` counts for Recall@k, MRR
 /// and nDCG at that result's rank (its reference is handed over), but not
-/// for R@chars (its content is not).
+/// for R@chars (its content is not); a twin `--collapse` folded into a
+/// result's `also` counts for all of them at that result's place (its text
+/// is the result's, its own paragraphs handed over with it).
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_with_links(
     index: &Index,
@@ -464,7 +466,9 @@ pub(crate) fn evaluate_searcher(
                 let mut confidence = None;
                 let mut suggested = Vec::new();
                 let mut second: Option<Query> = None;
-                let (mut references, more, bridged): (Vec<String>, Vec<Vec<String>>, Vec<Bridge>) =
+                // Per result: the sections folded into it, `more` and `also`.
+                type Folded = Vec<(Vec<String>, Vec<String>)>;
+                let (mut references, more, bridged): (Vec<String>, Folded, Vec<Bridge>) =
                     match method {
                         Method::Default | Method::Seed => {
                             let scoring = if method == Method::Seed {
@@ -519,7 +523,7 @@ pub(crate) fn evaluate_searcher(
                             let more = ranking
                                 .results
                                 .into_iter()
-                                .map(|p| [p.more, p.also].concat())
+                                .map(|p| (p.more, p.also))
                                 .collect();
                             (references, more, bridged)
                         }
@@ -605,12 +609,17 @@ pub(crate) fn evaluate_searcher(
                     }
                 }
                 let listed: Vec<&str> = references.iter().map(String::as_str).collect();
-                // Folded sections: at their result's rank, with no content (see
-                // above), unless they are also listed (a linked neighbour).
-                let mut folded: HashMap<&str, usize> = HashMap::new();
-                for (i, references) in more.iter().enumerate() {
-                    for reference in references {
-                        folded.insert(reference.as_str(), i + 1);
+                // Folded sections: at their result's rank, unless they are
+                // also listed (a linked neighbour). A file's other sections
+                // (`more`) come with no content (see above); a twin (`also`)
+                // comes with its result's, its own paragraphs added to it.
+                let mut folded: HashMap<&str, (usize, bool)> = HashMap::new();
+                for (i, (more, also)) in more.iter().enumerate() {
+                    for reference in more {
+                        folded.insert(reference.as_str(), (i + 1, false));
+                    }
+                    for reference in also {
+                        folded.insert(reference.as_str(), (i + 1, true));
                     }
                 }
                 let mut result = score_case(case, &listed, &starts, &wholes, &folded);
@@ -706,7 +715,7 @@ fn score_case(
     references: &[&str],
     starts: &[usize],
     wholes: &[Option<usize>],
-    folded: &HashMap<&str, usize>,
+    folded: &HashMap<&str, (usize, bool)>,
 ) -> CaseResult {
     let position: HashMap<&str, usize> = references
         .iter()
@@ -719,10 +728,14 @@ fn score_case(
         .map(|e| {
             let reference = format!("{}#{}", e.file, e.section);
             let listed = position.get(reference.as_str()).copied();
-            let rank = listed.or_else(|| folded.get(reference.as_str()).copied());
+            let fold = folded.get(reference.as_str()).copied();
+            let rank = listed.or(fold.map(|f| f.0));
+            // Where the text is: the section's own place, or its twin's
+            // representative's (whose text now holds the twin's).
+            let placed = listed.or(fold.filter(|f| f.1).map(|f| f.0));
             ExpectedRank {
-                starts_at: listed.and_then(|r| starts.get(r - 1).copied()),
-                whole_until: listed.and_then(|r| wholes.get(r - 1).copied().flatten()),
+                starts_at: placed.and_then(|r| starts.get(r - 1).copied()),
+                whole_until: placed.and_then(|r| wholes.get(r - 1).copied().flatten()),
                 reference,
                 grade: e.grade,
                 rank,
@@ -1051,6 +1064,46 @@ mod tests {
                 .collect(),
             suggested: Vec::new(),
         }
+    }
+
+    /// A section folded into a result takes its rank; only a twin (`also`)
+    /// takes its place in the text too, since its text is the result's.
+    #[test]
+    fn folded_sections_take_their_results_rank_and_twins_its_place() {
+        let expected = |section: &str| Expected {
+            file: "f.json".into(),
+            section: section.into(),
+            grade: Grade::Must,
+            answer: None,
+        };
+        let case = Case {
+            id: "q".into(),
+            query: "x".into(),
+            keywords: None,
+            terms: None,
+            expected: vec![expected("listed"), expected("more"), expected("twin")],
+        };
+        let folded = HashMap::from([("f.json#more", (1, false)), ("f.json#twin", (2, true))]);
+        let result = score_case(
+            &case,
+            &["f.json#first", "f.json#listed"],
+            &[0, 500],
+            &[Some(500), Some(900)],
+            &folded,
+        );
+        let got: Vec<_> = result
+            .ranks
+            .iter()
+            .map(|r| (r.rank, r.starts_at, r.whole_until))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(2), Some(500), Some(900)),
+                (Some(1), None, None),
+                (Some(2), Some(500), Some(900)),
+            ]
+        );
     }
 
     #[test]

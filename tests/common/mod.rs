@@ -402,7 +402,8 @@ pub(crate) fn evaluate_full(
         modes,
         methods,
         limits,
-        &kbidx::search::Diversity::default(),
+        // As `kbidx eval` runs without flags: twins folded (`collapse`).
+        &kbidx::search::Diversity::new(&[], None, kbidx::search::DEFAULT_COLLAPSE)?,
         settings,
     )
 }
