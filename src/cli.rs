@@ -387,10 +387,9 @@ impl BodyArgs {
             ));
         }
         // Coverage weighs the fusion of the two stages: without the body
-        // stage a weight asked for by flag would be ignored, so it is refused
-        // instead. The defaults simply have no fusion to weigh (kbidx.toml's
-        // own `keyword_coverage` beside `body = false` is refused when the
-        // file is read).
+        // stage a weight asked for (by flag, or by kbidx.toml beside `body =
+        // false`, above) would be ignored, so it is refused instead. The
+        // defaults simply have no fusion to weigh.
         for (flag, weight) in [
             ("--keyword-coverage", self.keyword_coverage),
             ("--l3-coverage", self.l3_coverage),
