@@ -231,16 +231,12 @@ fn repeats<'t>(keys: &[Key<'t>], seen: &Seen<'_>) -> Option<(usize, Vec<&'t str>
     let mut kept = Vec::new();
     for key in keys {
         total += key.chars;
-        let shown = seen
-            .get(&key.hash)
-            .filter(|(other, _)| other.same(key))
-            .map(|&(_, at)| at);
-        match shown {
-            Some(at) if key.chars >= TWIN_MIN_PARAGRAPH || key.paragraph.starts_with('#') => {
+        match shown_at(key, seen) {
+            Some(at) => {
                 repeated += key.chars;
                 *by_result.entry(at).or_default() += key.chars;
             }
-            _ => kept.push(key.paragraph),
+            None => kept.push(key.paragraph),
         }
     }
     if total == 0 || (repeated as f64) < TWIN_SHARE * total as f64 {
@@ -251,6 +247,16 @@ fn repeats<'t>(keys: &[Key<'t>], seen: &Seen<'_>) -> Option<(usize, Vec<&'t str>
         .max_by_key(|&(at, n)| (n, std::cmp::Reverse(at)))
         .map(|(at, _)| at)?;
     Some((at, kept))
+}
+
+/// The result that showed `key`'s paragraph already, when it counts as a
+/// repeat: headings, and paragraphs of [`TWIN_MIN_PARAGRAPH`] characters or
+/// more (a shorter line is shown again where it stands).
+fn shown_at(key: &Key<'_>, seen: &Seen<'_>) -> Option<usize> {
+    seen.get(&key.hash)
+        .filter(|(other, _)| other.same(key))
+        .map(|&(_, at)| at)
+        .filter(|_| key.chars >= TWIN_MIN_PARAGRAPH || key.paragraph.starts_with('#'))
 }
 
 /// The paragraphs of `twin` that `shown` does not hold (ASCII white space
@@ -266,14 +272,11 @@ pub(crate) fn twin_text(shown: &str, twin: &str) -> Option<String> {
     let mut kept = Vec::new();
     let mut new = false;
     for key in paragraphs(twin).into_iter().map(Key::of) {
-        let repeated = seen
-            .get(&key.hash)
-            .is_some_and(|(other, _)| other.same(&key));
-        if repeated && (key.chars >= TWIN_MIN_PARAGRAPH || key.paragraph.starts_with('#')) {
-            continue;
+        if shown_at(&key, &seen).is_none() {
+            // A long paragraph not shown is new; a short line stays in place.
+            new |= key.chars >= TWIN_MIN_PARAGRAPH;
+            kept.push(key.paragraph);
         }
-        new |= !repeated && key.chars >= TWIN_MIN_PARAGRAPH;
-        kept.push(key.paragraph);
     }
     new.then(|| kept.join("\n\n"))
 }
