@@ -166,10 +166,22 @@ pub(crate) fn fit(text: &str, max_chars: usize, max_tokens: usize) -> Fitted<'_>
         }
         end = boundary.unwrap_or(cut);
     }
+    let truncated = !text[end..].trim().is_empty();
+    let mut kept = text[..end].trim_end();
+    if truncated {
+        // A folded twin's line with none of its paragraphs after it names a
+        // twin the result's `also` already lists, and reads as a cut section.
+        if let Some((before, last)) = kept.rsplit_once('\n')
+            && last.starts_with('[')
+            && last.ends_with(super::lean::TWIN_MARK)
+        {
+            kept = before.trim_end();
+        }
+    }
     Fitted {
-        text: text[..end].trim_end(),
+        text: kept,
         // Only white space left out is no cut.
-        truncated: !text[end..].trim().is_empty(),
+        truncated,
     }
 }
 
@@ -202,6 +214,27 @@ mod tests {
                 "{chars} chars, {tokens} tokens"
             );
         }
+    }
+
+    #[test]
+    fn a_cut_does_not_end_on_a_twin_line() {
+        let mark = super::super::lean::TWIN_MARK;
+        let text = format!(
+            "## Steps\n\nRun the build.\n\n[setup-web.json#s3] {mark}\nUse the web archetype."
+        );
+        let twin_line = text.find("\n\n[").expect("a twin line");
+        // Room for the twin's line but not for its paragraph: the cut
+        // ends before the line.
+        let got = fit(&text, twin_line + 2 + 20 + mark.chars().count(), usize::MAX);
+        assert_eq!(
+            (got.text, got.truncated),
+            ("## Steps\n\nRun the build.", true)
+        );
+        // Whole, or cut after the twin's first line: the twin line stays.
+        assert_eq!(fit(&text, usize::MAX, usize::MAX).text, text);
+        let longer = format!("{text}\nThen run it.");
+        let got = fit(&longer, text.chars().count(), usize::MAX);
+        assert_eq!((got.text, got.truncated), (text.as_str(), true));
     }
 
     #[test]
