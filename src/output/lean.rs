@@ -269,16 +269,56 @@ pub(crate) fn twin_text(shown: &str, twin: &str) -> Option<String> {
     let mut seen: Seen<'_> = HashMap::new();
     let keys: Vec<Key<'_>> = paragraphs(shown).into_iter().map(Key::of).collect();
     remember(&keys, 0, &mut seen);
+    let mut lines: Seen<'_> = HashMap::new();
+    let line_keys: Vec<Key<'_>> = shown
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(Key::of)
+        .collect();
+    remember(&line_keys, 0, &mut lines);
     let mut kept = Vec::new();
     let mut new = false;
     for key in paragraphs(twin).into_iter().map(Key::of) {
-        if shown_at(&key, &seen).is_none() {
-            // A long paragraph not shown is new; a short line stays in place.
-            new |= key.chars >= TWIN_MIN_PARAGRAPH;
-            kept.push(key.paragraph);
+        if shown_at(&key, &seen).is_some() {
+            continue;
         }
+        let piece = if is_prose(key.paragraph) {
+            // A paragraph of several lines (a release note's `No.: 19`,
+            // `分類: 全般`, … entry): its lines shown above are left out too.
+            let own: Vec<&str> = key
+                .paragraph
+                .lines()
+                .filter(|line| {
+                    let k = Key::of(line.trim());
+                    k.chars > 0 && !lines.get(&k.hash).is_some_and(|(o, _)| o.same(&k))
+                })
+                .collect();
+            Cow::Owned(own.join("\n"))
+        } else {
+            Cow::Borrowed(key.paragraph)
+        };
+        if piece.trim().is_empty() {
+            continue;
+        }
+        // A long paragraph (or lines) not shown is new; a short line stays
+        // in place.
+        new |= Key::of(&piece).chars >= TWIN_MIN_PARAGRAPH;
+        kept.push(piece);
     }
     new.then(|| kept.join("\n\n"))
+}
+
+/// Whether `paragraph` is lines that stand alone, compared line by line as
+/// a twin: several lines (key-value lines, list items), not a code block or
+/// a table, whose lines mean nothing without the ones around them.
+fn is_prose(paragraph: &str) -> bool {
+    let first = paragraph.trim_start();
+    paragraph.contains('\n')
+        && !(first.starts_with("```")
+            || first.starts_with("~~~")
+            || first.starts_with('|')
+            || first.starts_with('#'))
 }
 
 /// Records the paragraphs of `keys` as shown by result `at`.
@@ -560,6 +600,31 @@ mod tests {
         ];
         for (twin, want) in cases {
             assert_eq!(twin_text(shown, twin).as_deref(), want, "{twin}");
+        }
+        // Lines of a paragraph shown above are left out of it, in prose and
+        // lists; a code block or a table differing in one line stays whole.
+        let entry =
+            "## Entry\n\nNo.: 15\nKind: change of the default profile\nModule: the build plugin";
+        let cases: [(&str, Option<&str>); 4] = [
+            (
+                "No.: 19\nKind: change of the default profile\nModule: the build plugin",
+                None,
+            ),
+            (
+                "No.: 19\nKind: change of the default profile\nModule: the archetype of the batch",
+                Some("No.: 19\nModule: the archetype of the batch"),
+            ),
+            (
+                "```\nNo.: 19\nKind: change of the default profile\n```",
+                Some("```\nNo.: 19\nKind: change of the default profile\n```"),
+            ),
+            (
+                "| No. | Kind |\n|---|---|\n| 19 | change of the default profile |",
+                Some("| No. | Kind |\n|---|---|\n| 19 | change of the default profile |"),
+            ),
+        ];
+        for (twin, want) in cases {
+            assert_eq!(twin_text(entry, twin).as_deref(), want, "{twin}");
         }
     }
     use super::{TWIN_MARK, header_title, paragraphs, shown, titles, twin_text};
