@@ -264,7 +264,7 @@ fn shown_at(key: &Key<'_>, seen: &Seen<'_>) -> Option<usize> {
 /// over after its representative's text, under a line `[reference]`
 /// [`TWIN_MARK`] (a release note's one differing entry, the database-less
 /// variant of a setup step); of a paragraph of lines that stand alone
-/// ([`is_prose`]), the lines `shown` does not hold. Short paragraphs but
+/// ([`lines_stand_alone`]), the lines `shown` does not hold. Short paragraphs but
 /// headings are kept, as in the lean document's twins; `None` when nothing
 /// of 20 characters or more is left.
 pub(crate) fn twin_text(shown: &str, twin: &str) -> Option<String> {
@@ -285,7 +285,7 @@ pub(crate) fn twin_text(shown: &str, twin: &str) -> Option<String> {
         if shown_at(&key, &seen).is_some() {
             continue;
         }
-        let piece = if is_prose(key.paragraph) {
+        let piece = if lines_stand_alone(key.paragraph) {
             // A paragraph of several lines (a release note's `No.: 19`,
             // `分類: 全般`, … entry): its lines shown above are left out too.
             let own: Vec<&str> = key
@@ -311,10 +311,10 @@ pub(crate) fn twin_text(shown: &str, twin: &str) -> Option<String> {
     new.then(|| kept.join("\n\n"))
 }
 
-/// Whether `paragraph` is lines that stand alone, compared line by line as
-/// a twin: several lines (key-value lines, list items), not a code block or
-/// a table, whose lines mean nothing without the ones around them.
-fn is_prose(paragraph: &str) -> bool {
+/// Whether `paragraph`'s lines stand alone, so that a twin's can be compared
+/// line by line: several lines (key-value lines, list items), and not a code
+/// block or a table, where a line means nothing without the ones around it.
+fn lines_stand_alone(paragraph: &str) -> bool {
     let first = paragraph.trim_start();
     paragraph.contains('\n')
         && !(first.starts_with("```")
