@@ -438,6 +438,14 @@ impl Budget {
 mod tests {
     use super::*;
 
+    /// `text` parsed as kbidx.toml: what `get` takes of it, or the error's
+    /// message.
+    fn parsed<T>(text: &str, get: impl FnOnce(Config) -> T) -> Result<T, String> {
+        Config::parse(Path::new("kbidx.toml"), text)
+            .map(get)
+            .map_err(|e| e.to_string())
+    }
+
     #[test]
     fn parses_keys_relative_to_the_file() {
         let config = Config::parse(
@@ -493,11 +501,7 @@ mod tests {
 
     #[test]
     fn fallback_keys() {
-        let parse = |text: &str| {
-            Config::parse(Path::new("kbidx.toml"), text)
-                .map(|c| (c.fallback.enabled, c.fallback.min))
-                .map_err(|e| e.to_string())
-        };
+        let parse = |text: &str| parsed(text, |c| (c.fallback.enabled, c.fallback.min));
         assert_eq!(parse(""), Ok((true, crate::search::fallback::DEFAULT_MIN)));
         assert_eq!(
             parse("fallback = false\nfallback_min = 5\n"),
@@ -508,11 +512,7 @@ mod tests {
 
     #[test]
     fn collapse_key() {
-        let parse = |text: &str| {
-            Config::parse(Path::new("kbidx.toml"), text)
-                .map(|c| c.collapse)
-                .map_err(|e| e.to_string())
-        };
+        let parse = |text: &str| parsed(text, |c| c.collapse);
         assert_eq!(parse(""), Ok(true));
         assert_eq!(parse("collapse = false\n"), Ok(false));
         assert!(parse("collapse = 1\n").is_err());
@@ -520,11 +520,7 @@ mod tests {
 
     #[test]
     fn budget_keys() {
-        let parse = |text: &str| {
-            Config::parse(Path::new("kbidx.toml"), text)
-                .map(|c| c.budget)
-                .map_err(|e| e.to_string())
-        };
+        let parse = |text: &str| parsed(text, |c| c.budget);
         let cases: &[(&str, Result<Budget, String>)] = &[
             ("", Ok(Budget::default())),
             (
@@ -547,11 +543,7 @@ mod tests {
 
     #[test]
     fn hand_over_and_passages_keys() {
-        let parse = |text: &str| {
-            Config::parse(Path::new("kbidx.toml"), text)
-                .map(|c| c.hand_over)
-                .map_err(|e| e.to_string())
-        };
+        let parse = |text: &str| parsed(text, |c| c.hand_over);
         let cases: &[(&str, HandOver)] = &[
             ("", HandOver::Start),
             ("passages = true\n", HandOver::Passages),
@@ -574,15 +566,13 @@ mod tests {
         /// `section_tokens`, `pointer_chars` and `hint_min_rows`, or the error.
         type Parsed = Result<(usize, usize, usize), String>;
         let parse = |text: &str| -> Parsed {
-            Config::parse(Path::new("kbidx.toml"), text)
-                .map(|c| {
-                    (
-                        c.lint.section_tokens,
-                        c.lint.pointer_chars,
-                        c.lint.hint_min_rows,
-                    )
-                })
-                .map_err(|e| e.to_string())
+            parsed(text, |c| {
+                (
+                    c.lint.section_tokens,
+                    c.lint.pointer_chars,
+                    c.lint.hint_min_rows,
+                )
+            })
         };
         let cases: &[(&str, Parsed)] = &[
             ("", Ok((4000, 200, 5))),
@@ -604,11 +594,7 @@ mod tests {
     /// stored in bytes; anything else is an error naming the key.
     #[test]
     fn body_limit_key() {
-        let parse = |text: &str| {
-            Config::parse(Path::new("kbidx.toml"), text)
-                .map(|c| c.body_limit)
-                .map_err(|e| e.to_string())
-        };
+        let parse = |text: &str| parsed(text, |c| c.body_limit);
         let mib = crate::search::limit::MIB;
         let cases: &[(&str, Result<u64, &str>)] = &[
             ("", Ok(64 * mib)),
@@ -644,15 +630,13 @@ mod tests {
     #[test]
     fn weight_entries() {
         let parse = |text: &str| {
-            Config::parse(Path::new("kbidx.toml"), text)
-                .map(|c| {
-                    c.weights
-                        .entries()
-                        .iter()
-                        .map(|w| (w.glob.clone(), w.factor))
-                        .collect::<Vec<_>>()
-                })
-                .map_err(|e| e.to_string())
+            parsed(text, |c| {
+                c.weights
+                    .entries()
+                    .iter()
+                    .map(|w| (w.glob.clone(), w.factor))
+                    .collect::<Vec<_>>()
+            })
         };
         let entry = |glob: &str, factor: f64| (glob.to_owned(), factor);
         type Parsed = Result<Vec<(String, f64)>, String>;
