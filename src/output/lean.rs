@@ -263,10 +263,10 @@ fn shown_at(key: &Key<'_>, seen: &Seen<'_>) -> Option<usize> {
 /// aside), in order, as a folded twin's own text: what `--collapse` hands
 /// over after its representative's text, under a line `[reference]`
 /// [`TWIN_MARK`] (a release note's one differing entry, the database-less
-/// variant of a setup step); of a paragraph of lines that stand alone
-/// ([`lines_stand_alone`]), the lines `shown` does not hold. Short paragraphs but
-/// headings are kept, as in the lean document's twins; `None` when nothing
-/// of 20 characters or more is left.
+/// variant of a setup step); of a paragraph whose lines stand alone
+/// ([`lines_stand_alone`]), the lines `shown` does not hold. Short
+/// paragraphs but headings are kept, as in the lean document's twins; `None`
+/// when nothing of 20 characters or more is left.
 pub(crate) fn twin_text(shown: &str, twin: &str) -> Option<String> {
     let mut seen: Seen<'_> = HashMap::new();
     let keys: Vec<Key<'_>> = paragraphs(shown).into_iter().map(Key::of).collect();
